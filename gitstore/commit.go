@@ -1,0 +1,370 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Signature names who made a commit.
+type Signature struct {
+	Name  string
+	Email string
+}
+
+// Trailer is one `Key: value` line at the end of a commit message.
+type Trailer struct {
+	Key   string
+	Value string
+}
+
+// Change is one path a commit writes or deletes.
+type Change struct {
+	Path    string // slash-separated, relative to the work tree
+	Content []byte // new content (ignored when Delete)
+	Delete  bool
+	// When CheckVersion is set, the commit happens only if the path's
+	// current version is ExpectVersion ("" meaning: the path must not exist).
+	CheckVersion  bool
+	ExpectVersion string
+	// When RequireClean is set, the file on disk must equal its committed
+	// content (or be absent when not committed): a change made in an editor
+	// and not yet committed is never overwritten.
+	RequireClean bool
+}
+
+// CommitRequest is one commit: its author, message, trailers and changes.
+type CommitRequest struct {
+	Author   Signature
+	Message  string
+	Trailers []Trailer
+	Changes  []Change
+	// When is the commit time; zero means now.
+	When time.Time
+}
+
+// ConflictError says a path's version was not the expected one.
+type ConflictError struct {
+	Path    string
+	Current string // "" when the path does not exist
+}
+
+func (e *ConflictError) Error() string {
+	if e.Current == "" {
+		return fmt.Sprintf("version conflict on %s: it does not exist", e.Path)
+	}
+	return fmt.Sprintf("version conflict on %s: current version is %s", e.Path, e.Current)
+}
+
+// DirtyError says a file on disk differs from its committed content.
+type DirtyError struct{ Path string }
+
+func (e *DirtyError) Error() string {
+	return fmt.Sprintf("%s has uncommitted changes on disk", e.Path)
+}
+
+// ErrNothingToCommit is returned when every change leaves its path as it is.
+var ErrNothingToCommit = errors.New("nothing to commit: the changes leave every file as it is")
+
+// FormatMessage appends trailers to a message the way `git interpret-trailers` does.
+func FormatMessage(msg string, trailers []Trailer) string {
+	msg = strings.TrimRight(msg, "\n")
+	if len(trailers) == 0 {
+		return msg + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	b.WriteString("\n\n")
+	for _, t := range trailers {
+		b.WriteString(t.Key)
+		b.WriteString(": ")
+		b.WriteString(strings.ReplaceAll(t.Value, "\n", " "))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Commit writes the changes into the work tree and records them as one
+// commit on the current branch, touching only the changed paths.
+//
+// Order, chosen so a crash never loses content: objects are written (and
+// synced) first; then the work-tree files; then the branch moves (compare
+// and swap against the head the tree was built on); then the index. A crash
+// before the branch moves leaves the new content on disk as an uncommitted
+// edit, which the next write commits; never a commit whose file is missing.
+func (s *Store) Commit(req CommitRequest) (string, error) {
+	if len(req.Changes) == 0 {
+		return "", errors.New("commit: no changes")
+	}
+	seen := map[string]bool{}
+	for _, c := range req.Changes {
+		if !cleanPath(c.Path) {
+			return "", fmt.Errorf("commit: bad path %q", c.Path)
+		}
+		if seen[c.Path] {
+			return "", fmt.Errorf("commit: path %q given twice", c.Path)
+		}
+		seen[c.Path] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	unlock, err := lockFile(s.opts.LockFile)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+
+	if err := s.refreshLocked(); err != nil {
+		return "", err
+	}
+	tree, head, err := s.headTree()
+	if err != nil {
+		return "", err
+	}
+	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
+	blobs := map[string]plumbing.Hash{}
+	unchanged := map[string]bool{} // written with the content it already had
+	changed := false
+	for _, c := range req.Changes {
+		cur, committed := s.versions.paths[c.Path]
+		if c.CheckVersion {
+			curStr := ""
+			if committed {
+				curStr = cur.String()
+			}
+			if curStr != c.ExpectVersion {
+				return "", &ConflictError{Path: c.Path, Current: curStr}
+			}
+		}
+		committedBlob := plumbing.ZeroHash
+		if tree != nil && committed {
+			if e, err := tree.FindEntry(c.Path); err == nil {
+				committedBlob = e.Hash
+			}
+		}
+		if c.RequireClean {
+			clean, err := s.diskMatches(c.Path, committedBlob)
+			if err != nil {
+				return "", err
+			}
+			if !clean {
+				return "", &DirtyError{Path: c.Path}
+			}
+		}
+		if c.Delete {
+			if !committedBlob.IsZero() {
+				changed = true
+			}
+			continue
+		}
+		h, err := writeLooseObject(s.gitDir, plumbing.BlobObject, c.Content)
+		if err != nil {
+			return "", fmt.Errorf("commit: write blob for %s: %w", c.Path, err)
+		}
+		blobs[c.Path] = h
+		if h != committedBlob {
+			changed = true
+		} else {
+			unchanged[c.Path] = true
+		}
+	}
+	if !changed {
+		return "", ErrNothingToCommit
+	}
+	rootHash := plumbing.ZeroHash
+	if tree != nil {
+		rootHash = tree.Hash
+	}
+	newRoot, err := s.editTree(w, rootHash, req.Changes, blobs)
+	if err != nil {
+		return "", fmt.Errorf("commit: build tree: %w", err)
+	}
+	when := req.When
+	if when.IsZero() {
+		when = time.Now()
+	}
+	sig := object.Signature{Name: req.Author.Name, Email: req.Author.Email, When: when}
+	commit := &object.Commit{
+		Author:    sig,
+		Committer: sig,
+		Message:   FormatMessage(req.Message, req.Trailers),
+		TreeHash:  newRoot,
+	}
+	if !head.IsZero() {
+		commit.ParentHashes = []plumbing.Hash{head}
+	}
+	commitHash, err := writeEncoded(s.gitDir, commit)
+	if err != nil {
+		return "", fmt.Errorf("commit: write commit: %w", err)
+	}
+
+	// Work tree.
+	for _, c := range req.Changes {
+		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
+		if c.Delete {
+			if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+				return "", fmt.Errorf("commit: remove %s: %w", c.Path, err)
+			}
+			removeEmptyParents(s.dir, filepath.Dir(full))
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return "", fmt.Errorf("commit: %w", err)
+		}
+		if err := WriteFileAtomic(full, c.Content, 0o644); err != nil {
+			return "", fmt.Errorf("commit: write %s: %w", c.Path, err)
+		}
+	}
+
+	branch, err := s.branchRef()
+	if err != nil {
+		return "", err
+	}
+	subject, _, _ := strings.Cut(req.Message, "\n")
+	if err := s.updateRef(branch, head, commitHash, sig, subject); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	if err := s.updateIndex(req.Changes, blobs); err != nil {
+		return "", fmt.Errorf("commit %s made, but the git index was not updated (run `git reset` in the vault): %w", commitHash, err)
+	}
+	s.versions = s.versions.clone()
+	s.versions.head = commitHash
+	for _, c := range req.Changes {
+		if c.Delete {
+			delete(s.versions.paths, c.Path)
+		} else if !unchanged[c.Path] {
+			s.versions.paths[c.Path] = commitHash
+		}
+	}
+	s.dirty = true
+	return commitHash.String(), nil
+}
+
+func (s *Store) diskMatches(path string, committed plumbing.Hash) (bool, error) {
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(path)))
+	if os.IsNotExist(err) {
+		return committed.IsZero(), nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if committed.IsZero() {
+		return false, nil
+	}
+	return plumbing.ComputeHash(plumbing.BlobObject, data) == committed, nil
+}
+
+// editTree returns the hash of the tree at h with the changes applied,
+// writing every new tree object. ZeroHash means the result is empty.
+func (s *Store) editTree(w *treeWalker, h plumbing.Hash, changes []Change, blobs map[string]plumbing.Hash) (plumbing.Hash, error) {
+	type sub struct{ changes []Change }
+	entries := map[string]object.TreeEntry{}
+	if !h.IsZero() {
+		m, err := w.entries(h)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		for k, v := range m {
+			entries[k] = v
+		}
+	}
+	subs := map[string][]Change{}
+	for _, c := range changes {
+		head, rest, nested := strings.Cut(c.Path, "/")
+		if nested {
+			c.Path = rest
+			subs[head] = append(subs[head], c)
+			continue
+		}
+		if e, ok := entries[head]; ok && isTree(e) {
+			return plumbing.ZeroHash, fmt.Errorf("%s is a folder", head)
+		}
+		if c.Delete {
+			delete(entries, head)
+			continue
+		}
+		mode := filemode.Regular
+		if e, ok := entries[head]; ok && e.Mode == filemode.Executable {
+			mode = filemode.Executable
+		}
+		entries[head] = object.TreeEntry{Name: head, Mode: mode, Hash: blobs[c.Path]}
+	}
+	for name, cs := range subs {
+		var subHash plumbing.Hash
+		if e, ok := entries[name]; ok {
+			if !isTree(e) {
+				return plumbing.ZeroHash, fmt.Errorf("%s is a file, not a folder", name)
+			}
+			subHash = e.Hash
+		}
+		// Re-key blobs for the nested call.
+		nb := map[string]plumbing.Hash{}
+		for _, c := range cs {
+			nb[c.Path] = blobs[name+"/"+c.Path]
+		}
+		nh, err := s.editTree(w, subHash, cs, nb)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("%s/%w", name, err)
+		}
+		if nh.IsZero() {
+			delete(entries, name)
+		} else {
+			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: nh}
+		}
+	}
+	if len(entries) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	t := &object.Tree{}
+	for _, e := range entries {
+		t.Entries = append(t.Entries, e)
+	}
+	sort.Slice(t.Entries, func(i, j int) bool { return treeSortKey(t.Entries[i]) < treeSortKey(t.Entries[j]) })
+	return writeEncoded(s.gitDir, t)
+}
+
+// treeSortKey orders entries as git does: folders compare as "name/".
+func treeSortKey(e object.TreeEntry) string {
+	if isTree(e) {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+type encoder interface {
+	Encode(plumbing.EncodedObject) error
+}
+
+func writeEncoded(gitDir string, o encoder) (plumbing.Hash, error) {
+	mem := &plumbing.MemoryObject{}
+	if err := o.Encode(mem); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	r, err := mem.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(r); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return writeLooseObject(gitDir, mem.Type(), buf.Bytes())
+}
+
+func removeEmptyParents(root, dir string) {
+	for dir != root && strings.HasPrefix(dir, root) {
+		if err := os.Remove(dir); err != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}

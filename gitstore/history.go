@@ -1,0 +1,162 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// CommitInfo is what a reader needs to know of one commit.
+type CommitInfo struct {
+	Hash     string
+	Author   string
+	Email    string
+	When     time.Time
+	Subject  string
+	Trailers map[string]string // the last paragraph's `Key: value` lines
+}
+
+// ErrUnknownRevision says a commit is not in this repository.
+var ErrUnknownRevision = errors.New("unknown revision")
+
+// Commit returns one commit's information.
+func (s *Store) CommitInfo(hash string) (CommitInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commitInfoLocked(hash)
+}
+
+func (s *Store) commitInfoLocked(hash string) (CommitInfo, error) {
+	if !plumbing.IsHash(hash) {
+		return CommitInfo{}, fmt.Errorf("%q: %w", hash, ErrUnknownRevision)
+	}
+	c, err := s.repo.CommitObject(plumbing.NewHash(hash))
+	if err != nil {
+		return CommitInfo{}, fmt.Errorf("%s: %w", hash, ErrUnknownRevision)
+	}
+	return infoOf(c), nil
+}
+
+func infoOf(c *object.Commit) CommitInfo {
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	return CommitInfo{
+		Hash: c.Hash.String(), Author: c.Author.Name, Email: c.Author.Email,
+		When: c.Author.When, Subject: subject, Trailers: ParseTrailers(c.Message),
+	}
+}
+
+// ParseTrailers reads the `Key: value` lines of a message's last paragraph.
+func ParseTrailers(msg string) map[string]string {
+	msg = strings.TrimRight(msg, "\n")
+	i := strings.LastIndex(msg, "\n\n")
+	if i < 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(msg[i+2:], "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			return nil
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// FileHistory lists, newest first, up to limit first-parent commits that
+// changed path (following no renames).
+func (s *Store) FileHistory(path string, limit int) ([]CommitInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head, err := s.headHash()
+	if err != nil || head.IsZero() {
+		return nil, err
+	}
+	c, err := s.repo.CommitObject(head)
+	if err != nil {
+		return nil, err
+	}
+	var out []CommitInfo
+	cur := s.entryHash(c, path)
+	for c != nil && len(out) < limit && !cur.IsZero() {
+		var parent *object.Commit
+		prev := plumbing.ZeroHash
+		if c.NumParents() > 0 {
+			if parent, err = s.repo.CommitObject(c.ParentHashes[0]); err != nil {
+				return nil, err
+			}
+			prev = s.entryHash(parent, path)
+		}
+		if prev != cur {
+			out = append(out, infoOf(c))
+		}
+		c, cur = parent, prev
+	}
+	return out, nil
+}
+
+func (s *Store) entryHash(c *object.Commit, path string) plumbing.Hash {
+	t, err := s.repo.TreeObject(c.TreeHash)
+	if err != nil {
+		return plumbing.ZeroHash
+	}
+	e, err := t.FindEntry(path)
+	if err != nil {
+		return plumbing.ZeroHash
+	}
+	return e.Hash
+}
+
+// ReadAt returns path's content in the given commit.
+func (s *Store) ReadAt(rev, path string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !plumbing.IsHash(rev) {
+		return nil, fmt.Errorf("%q: %w", rev, ErrUnknownRevision)
+	}
+	c, err := s.repo.CommitObject(plumbing.NewHash(rev))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rev, ErrUnknownRevision)
+	}
+	t, err := s.repo.TreeObject(c.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	f, err := t.File(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not in %s", path, rev)
+	}
+	r, err := f.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// Dirty reports whether the file on disk differs from its committed content
+// (a new file not yet committed is dirty; a committed file gone from disk too).
+func (s *Store) Dirty(path string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refreshLocked(); err != nil {
+		return false, err
+	}
+	committed := plumbing.ZeroHash
+	if _, ok := s.versions.paths[path]; ok {
+		tree, _, err := s.headTree()
+		if err != nil {
+			return false, err
+		}
+		if e, err := tree.FindEntry(path); err == nil {
+			committed = e.Hash
+		}
+	}
+	clean, err := s.diskMatches(path, committed)
+	return !clean, err
+}

@@ -1,0 +1,238 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Options tune where a Store keeps its derived state.
+type Options struct {
+	// CacheFile is where the version map is persisted between runs. Empty
+	// means never persisted (the map is rebuilt on each Open).
+	CacheFile string
+	// LockFile is taken (flock) around every commit so that two processes
+	// never write the same vault at once. Empty means no cross-process lock.
+	LockFile string
+}
+
+// Store is one git work tree.
+type Store struct {
+	dir    string // work tree root, absolute
+	gitDir string
+	opts   Options
+
+	mu       sync.Mutex
+	repo     *git.Repository
+	versions *versionMap
+	dirty    bool // versions changed since last persisted
+}
+
+// ErrNotRepository is returned by Open when dir is not a git work tree.
+var ErrNotRepository = errors.New("not a git repository")
+
+// Init creates a new repository in dir (which may already hold files) with
+// main as its initial branch, or returns ErrAlreadyRepository.
+func Init(dir string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("init %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("init %s: %w", dir, err)
+	}
+	_, err = git.PlainInitWithOptions(abs, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("init %s: %w", dir, err)
+	}
+	return Open(abs, opts)
+}
+
+// IsRepository reports whether dir is the top of a git work tree.
+func IsRepository(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil && fi.IsDir()
+}
+
+// Open opens the repository whose work tree is dir and loads (or builds) its
+// version map.
+func Open(dir string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	if !IsRepository(abs) {
+		return nil, fmt.Errorf("open %s: %w", dir, ErrNotRepository)
+	}
+	repo, err := git.PlainOpen(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	s := &Store{dir: abs, gitDir: filepath.Join(abs, ".git"), opts: opts, repo: repo}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if opts.CacheFile != "" {
+		if vm, err := loadVersionMap(opts.CacheFile); err == nil {
+			s.versions = vm
+		}
+	}
+	if err := s.refreshLocked(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// Dir is the absolute work tree root.
+func (s *Store) Dir() string { return s.dir }
+
+// Close persists the version map.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.persistLocked()
+}
+
+// Persist writes the version map to the cache file if it changed.
+func (s *Store) Persist() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.persistLocked()
+}
+
+func (s *Store) persistLocked() error {
+	if s.opts.CacheFile == "" || !s.dirty || s.versions == nil {
+		return nil
+	}
+	if err := s.versions.save(s.opts.CacheFile); err != nil {
+		return fmt.Errorf("persist version map: %w", err)
+	}
+	s.dirty = false
+	return nil
+}
+
+// branchRef is the reference HEAD points at (refs/heads/main usually).
+func (s *Store) branchRef() (plumbing.ReferenceName, error) {
+	head, err := s.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	if head.Type() == plumbing.SymbolicReference {
+		return head.Target(), nil
+	}
+	return "", errors.New("HEAD is detached: check out a branch in the vault")
+}
+
+// headHash is the commit HEAD names, or ZeroHash on an unborn branch.
+func (s *Store) headHash() (plumbing.Hash, error) {
+	ref, err := s.repo.Reference(plumbing.HEAD, true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("resolve HEAD: %w", err)
+	}
+	return ref.Hash(), nil
+}
+
+// Head returns the current HEAD commit hash ("" before the first commit).
+func (s *Store) Head() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, err := s.headHash()
+	if err != nil || h.IsZero() {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+// Refresh brings the version map up to date with HEAD, which may have moved
+// through commits made outside this Store (a person's `git commit`, a pull).
+// It returns the paths whose version changed (nil when HEAD did not move).
+func (s *Store) Refresh() ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before := s.versions
+	if err := s.refreshLocked(); err != nil {
+		return nil, err
+	}
+	if before == s.versions {
+		return nil, nil
+	}
+	return before.changedPaths(s.versions), nil
+}
+
+func (s *Store) refreshLocked() error {
+	head, err := s.headHash()
+	if err != nil {
+		return err
+	}
+	if s.versions != nil && s.versions.head == head {
+		return nil
+	}
+	if head.IsZero() {
+		s.versions = &versionMap{paths: map[string]plumbing.Hash{}}
+		s.dirty = true
+		return nil
+	}
+	vm, err := updateVersionMap(s.repo, s.versions, head)
+	if err != nil {
+		return err
+	}
+	s.versions = vm
+	s.dirty = true
+	return nil
+}
+
+// Version returns the hash of the last commit that touched path, and whether
+// path is in HEAD at all. It refreshes first, so a commit made by hand shows.
+func (s *Store) Version(path string) (string, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refreshLocked(); err != nil {
+		return "", false, err
+	}
+	h, ok := s.versions.paths[path]
+	if !ok {
+		return "", false, nil
+	}
+	return h.String(), true, nil
+}
+
+// Paths lists every file path in HEAD (as the version map knows it).
+func (s *Store) Paths() ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refreshLocked(); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(s.versions.paths))
+	for p := range s.versions.paths {
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// headTree returns the tree of HEAD (nil on an unborn branch).
+func (s *Store) headTree() (*object.Tree, plumbing.Hash, error) {
+	head, err := s.headHash()
+	if err != nil || head.IsZero() {
+		return nil, head, err
+	}
+	c, err := s.repo.CommitObject(head)
+	if err != nil {
+		return nil, head, fmt.Errorf("read HEAD commit: %w", err)
+	}
+	t, err := s.repo.TreeObject(c.TreeHash)
+	if err != nil {
+		return nil, head, fmt.Errorf("read HEAD tree: %w", err)
+	}
+	return t, head, nil
+}

@@ -1,0 +1,186 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func runGit(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Tester", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=Tester", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func newStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := Init(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".cairn/\n"), 0o644)
+	return s, dir
+}
+
+func commit(t *testing.T, s *Store, msg string, changes ...Change) string {
+	t.Helper()
+	h, err := s.Commit(CommitRequest{Author: Signature{"agent", "agent@cairn.local"}, Message: msg,
+		Trailers: []Trailer{{"Cairn-Tool", "test"}}, Changes: changes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestCommitIsOneGitCommitWithTrailersAndCleanStatus(t *testing.T) {
+	s, dir := newStore(t)
+	h1 := commit(t, s, "add a", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "notes/a.md", Content: []byte("# A\n")})
+	h2 := commit(t, s, "add b", Change{Path: "notes/sub/b.md", Content: []byte("# B\n")})
+	if got := runGit(t, dir, "rev-list", "--count", "HEAD"); got != "2" {
+		t.Fatalf("want 2 commits, got %s", got)
+	}
+	if got := runGit(t, dir, "log", "-1", "--format=%an <%ae>|%(trailers:key=Cairn-Tool,valueonly)", "HEAD"); got != "agent <agent@cairn.local>|test" {
+		t.Fatalf("author/trailer: %q", got)
+	}
+	if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status not clean after commit:\n%s", st)
+	}
+	runGit(t, dir, "fsck", "--strict")
+	for path, want := range map[string]string{"notes/a.md": h1, "notes/sub/b.md": h2} {
+		got, ok, err := s.Version(path)
+		if err != nil || !ok || got != want {
+			t.Fatalf("version %s = %s %v %v, want %s", path, got, ok, err, want)
+		}
+		if byGit := runGit(t, dir, "log", "-1", "--format=%H", "--", path); byGit != want {
+			t.Fatalf("git log says %s for %s, we say %s", byGit, path, want)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "notes/sub/b.md")); string(data) != "# B\n" {
+		t.Fatalf("work tree file: %q", data)
+	}
+	// delete removes the file and its empty folder
+	commit(t, s, "rm b", Change{Path: "notes/sub/b.md", Delete: true})
+	if _, err := os.Stat(filepath.Join(dir, "notes/sub")); !os.IsNotExist(err) {
+		t.Fatalf("empty folder left behind: %v", err)
+	}
+	if _, ok, _ := s.Version("notes/sub/b.md"); ok {
+		t.Fatal("deleted path still has a version")
+	}
+	if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status not clean after delete:\n%s", st)
+	}
+	runGit(t, dir, "fsck", "--strict")
+}
+
+func TestConflictAndDirtyChecksWriteNothing(t *testing.T) {
+	s, dir := newStore(t)
+	h1 := commit(t, s, "add", Change{Path: "a.md", Content: []byte("one\n")})
+	_, err := s.Commit(CommitRequest{Author: Signature{"x", "x@y"}, Message: "stale", Changes: []Change{
+		{Path: "a.md", Content: []byte("two\n"), CheckVersion: true, ExpectVersion: "0000000000000000000000000000000000000000"}}})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || ce.Current != h1 {
+		t.Fatalf("want conflict carrying %s, got %v", h1, err)
+	}
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("edited in an editor\n"), 0o644)
+	_, err = s.Commit(CommitRequest{Author: Signature{"x", "x@y"}, Message: "over", Changes: []Change{
+		{Path: "a.md", Content: []byte("agent\n"), CheckVersion: true, ExpectVersion: h1, RequireClean: true}}})
+	var de *DirtyError
+	if !errors.As(err, &de) {
+		t.Fatalf("want dirty error, got %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(data) != "edited in an editor\n" {
+		t.Fatalf("editor's content overwritten: %q", data)
+	}
+	if got := runGit(t, dir, "rev-list", "--count", "HEAD"); got != "1" {
+		t.Fatalf("a refused commit was recorded: %s commits", got)
+	}
+}
+
+func TestVersionMapMatchesGitLogAndSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q", "-b", "main")
+	for i := 0; i < 30; i++ {
+		p := fmt.Sprintf("d%d/n%d.md", i%4, i%11)
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprintf("v%d\n", i)), 0o644)
+		runGit(t, dir, "add", "-A")
+		runGit(t, dir, "commit", "-q", "-m", fmt.Sprintf("c%d", i))
+	}
+	runGit(t, dir, "rm", "-q", "-r", "d3")
+	runGit(t, dir, "commit", "-q", "-m", "drop d3")
+	cache := filepath.Join(t.TempDir(), "versions.json")
+	s, err := Open(dir, Options{CacheFile: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(s *Store) {
+		t.Helper()
+		paths, _ := s.Paths()
+		files := strings.Split(runGit(t, dir, "ls-files"), "\n")
+		if len(paths) != len(files) {
+			t.Fatalf("map has %d paths, git has %d", len(paths), len(files))
+		}
+		for _, f := range files {
+			v, ok, _ := s.Version(f)
+			if want := runGit(t, dir, "log", "-1", "--format=%H", "--", f); !ok || v != want {
+				t.Fatalf("%s: map %s, git %s", f, v, want)
+			}
+		}
+	}
+	check(s)
+	s.Close()
+	// A commit made by hand while closed: the persisted map is updated incrementally.
+	os.WriteFile(filepath.Join(dir, "d0/n0.md"), []byte("by hand\n"), 0o644)
+	runGit(t, dir, "commit", "-q", "-am", "by hand")
+	s2, err := Open(dir, Options{CacheFile: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(s2)
+	// And one made while open shows on the next read.
+	os.WriteFile(filepath.Join(dir, "d1/n1.md"), []byte("by hand again\n"), 0o644)
+	runGit(t, dir, "commit", "-q", "-am", "by hand 2")
+	check(s2)
+	// History rewritten (amend): full rebuild, still right.
+	runGit(t, dir, "commit", "-q", "--amend", "-m", "amended")
+	check(s2)
+}
+
+func TestConcurrentCommitsAllLand(t *testing.T) {
+	s, dir := newStore(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, err := s.Commit(CommitRequest{Author: Signature{"a", "a@b"}, Message: "c",
+				Changes: []Change{{Path: fmt.Sprintf("n/%d.md", i), Content: []byte("x\n"), CheckVersion: true}}})
+			errs <- err
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := runGit(t, dir, "rev-list", "--count", "HEAD"); got != "40" {
+		t.Fatalf("want 40 commits, got %s", got)
+	}
+	runGit(t, dir, "fsck", "--strict")
+}
