@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/vault"
+	"github.com/spf13/cobra"
+)
+
+func accessCmd() *cobra.Command {
+	c := &cobra.Command{Use: "access", Short: "Grant and revoke project access (committed in .cairn/access.yaml)"}
+	var dir, principal, project, role string
+	grant := &cobra.Command{
+		Use: "grant --vault DIR --principal P --project HANDLE --role read|write", Short: "Give a principal a role in a project", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := vault.ParseRole(role)
+			if err != nil {
+				return fmt.Errorf("--role: %w", err)
+			}
+			return grantRole(cmd, dir, principal, project, r)
+		},
+	}
+	vaultFlag(grant, &dir)
+	grant.Flags().StringVar(&principal, "principal", "", "who")
+	grant.Flags().StringVar(&project, "project", "", "project handle")
+	grant.Flags().StringVar(&role, "role", "read", "read or write")
+	grant.MarkFlagRequired("principal")
+	grant.MarkFlagRequired("project")
+
+	var rdir, rprincipal, rproject string
+	revoke := &cobra.Command{
+		Use: "revoke --vault DIR --principal P --project HANDLE", Short: "Remove a principal's role in a project", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return grantRole(cmd, rdir, rprincipal, rproject, vault.RoleNone)
+		},
+	}
+	vaultFlag(revoke, &rdir)
+	revoke.Flags().StringVar(&rprincipal, "principal", "", "who")
+	revoke.Flags().StringVar(&rproject, "project", "", "project handle")
+	revoke.MarkFlagRequired("principal")
+	revoke.MarkFlagRequired("project")
+	c.AddCommand(grant, revoke)
+	return c
+}
+
+func grantRole(cmd *cobra.Command, dir, principal, project string, r vault.Role) error {
+	v, err := openVault(dir)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if err := v.Grant(humanCaller(v, "access"), principal, project, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s on %s\n", principal, r, project)
+	return nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairn-dev/cairn/mcptools"
+	"github.com/cairn-dev/cairn/vault"
+	"github.com/spf13/cobra"
+)
+
+type serveOptions struct {
+	vault    string
+	http     string
+	noAuth   bool
+	toolsets []string
+}
+
+func serveCmd() *cobra.Command {
+	var o serveOptions
+	c := &cobra.Command{
+		Use:   "serve --vault DIR [--http ADDR]",
+		Short: "Serve the vault over MCP: stdio as the local owner, or Streamable HTTP at /mcp with bearer tokens",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, o, nil)
+		},
+	}
+	vaultFlag(c, &o.vault)
+	c.Flags().StringVar(&o.http, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8787) instead of stdio")
+	c.Flags().BoolVar(&o.noAuth, "no-auth", false, "HTTP test mode: serve the local owner without a token (loopback addresses only)")
+	c.Flags().StringSliceVar(&o.toolsets, "toolsets", nil, "stdio: narrow the owner's toolsets (gateway,treaisure,hindsight)")
+	return c
+}
+
+// serve runs until ctx ends. ready, when set, receives the HTTP address.
+func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
+	if err := needVault(o.vault); err != nil {
+		return err
+	}
+	if o.noAuth && o.http == "" {
+		return errors.New("--no-auth applies to --http only (stdio already serves the local owner)")
+	}
+	for _, t := range o.toolsets {
+		if !contains(mcptools.AllToolsets, t) {
+			return fmt.Errorf("--toolsets: %q is not one of %s", t, strings.Join(mcptools.AllToolsets, ", "))
+		}
+	}
+	var ln net.Listener
+	if o.http != "" {
+		if o.noAuth && !loopback(o.http) {
+			return fmt.Errorf("--no-auth is refused on %s: it serves everything without a token, so it listens on loopback only (127.0.0.1, ::1, localhost)", o.http)
+		}
+		var err error
+		if ln, err = net.Listen("tcp", o.http); err != nil {
+			return fmt.Errorf("listen on %s: %w", o.http, err)
+		}
+		defer ln.Close()
+	}
+	v, err := vault.Open(o.vault, vault.Options{Exclusive: true})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	go persistEvery(ctx, v, 30*time.Second)
+	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
+	owner := mcptools.OwnerIdentity(v.Owner(), o.toolsets)
+	if ln == nil {
+		fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", v.Root(), owner.Principal)
+		return mcptools.ServeStdio(ctx, srv, owner, os.Stdin, os.Stdout)
+	}
+	ho := mcptools.HTTPOptions{}
+	if o.noAuth {
+		ho.NoAuth = &owner
+		fmt.Fprintf(os.Stderr, "cairn: WARNING: --no-auth: every request acts as %s without a token (test mode)\n", owner.Principal)
+	}
+	hs := &http.Server{Handler: mcptools.HTTPHandler(srv, mcptools.NewTokenStore(v.Root()), ho), ReadHeaderTimeout: 10 * time.Second}
+	addr := ln.Addr().String()
+	fmt.Fprintf(os.Stderr, "cairn: serving %s at http://%s/mcp\n", v.Root(), addr)
+	if ready != nil {
+		ready(addr)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hs.Shutdown(shut)
+	return nil
+}
+
+func persistEvery(ctx context.Context, v *vault.Vault, d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := v.Persist(); err != nil {
+				fmt.Fprintln(os.Stderr, "cairn: save derived state:", err)
+			}
+		}
+	}
+}
+
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

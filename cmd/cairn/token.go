@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cairn-dev/cairn/mcptools"
+	"github.com/cairn-dev/cairn/vault"
+	"github.com/spf13/cobra"
+)
+
+func tokenCmd() *cobra.Command {
+	c := &cobra.Command{Use: "token", Short: "Create, list and revoke personal access tokens"}
+	var dir, principal, scope, name string
+	var toolsets, projects, banks []string
+	create := &cobra.Command{
+		Use:   "create --vault DIR --principal P --scope read|write",
+		Short: "Create a token; it is printed once, alone on stdout, and stored only as a hash",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := needVault(dir); err != nil {
+				return err
+			}
+			v, err := vault.Open(dir, vault.Options{})
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			token, rec, err := mcptools.NewTokenStore(v.Root()).Create(mcptools.TokenRecord{
+				Principal: principal, Scope: scope, Toolsets: toolsets, Projects: projects, Banks: banks, Name: name})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), token)
+			fmt.Fprintf(cmd.ErrOrStderr(), "token %s for %s (%s, toolsets %s): keep it now, it is not shown again\n", rec.ID, rec.Principal, rec.Scope, strings.Join(rec.Toolsets, ","))
+			return nil
+		},
+	}
+	vaultFlag(create, &dir)
+	create.Flags().StringVar(&principal, "principal", "", "who the token acts for")
+	create.Flags().StringVar(&scope, "scope", "read", "ceiling: read or write")
+	create.Flags().StringSliceVar(&toolsets, "toolsets", nil, "toolsets it sees: gateway,treaisure,hindsight (default gateway)")
+	create.Flags().StringSliceVar(&projects, "projects", nil, "narrow it to these project handles (default: all the principal's)")
+	create.Flags().StringSliceVar(&banks, "banks", nil, "memory banks it reaches (hindsight)")
+	create.Flags().StringVar(&name, "name", "", "a note for yourself (e.g. laptop)")
+	create.MarkFlagRequired("principal")
+
+	var listDir string
+	list := &cobra.Command{
+		Use: "list --vault DIR", Short: "List tokens (never the tokens themselves)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := needVault(listDir); err != nil {
+				return err
+			}
+			recs, err := mcptools.NewTokenStore(listDir).List()
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tPRINCIPAL\tSCOPE\tTOOLSETS\tPROJECTS\tCREATED\tNAME")
+			for _, r := range recs {
+				p := strings.Join(r.Projects, ",")
+				if p == "" {
+					p = "all"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Principal, r.Scope, strings.Join(r.Toolsets, ","), p, r.Created.Format("2006-01-02 15:04"), r.Name)
+			}
+			return w.Flush()
+		},
+	}
+	vaultFlag(list, &listDir)
+
+	var revDir string
+	revoke := &cobra.Command{
+		Use: "revoke --vault DIR ID", Short: "Revoke a token at once (a running server stops accepting it)", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := needVault(revDir); err != nil {
+				return err
+			}
+			if err := mcptools.NewTokenStore(revDir).Revoke(args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", args[0])
+			return nil
+		},
+	}
+	vaultFlag(revoke, &revDir)
+	c.AddCommand(create, list, revoke)
+	return c
+}

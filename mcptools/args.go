@@ -1,0 +1,170 @@
+package mcptools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// decodeArgs decodes a tool's JSON arguments into dst (a pointer to a
+// struct with json tags) strictly: unknown arguments and wrong types are
+// errors that name the argument, in words an agent can act on.
+func decodeArgs(raw json.RawMessage, dst any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(dst)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			return argError("arguments", "must be a JSON object")
+		}
+		return argError(field, "expected %s, got %s", jsonKind(te.Type), te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return argError(name, "unknown argument; this tool takes: %s", strings.Join(fieldNames(dst), ", "))
+	}
+	return argError("arguments", "not a valid JSON object: %v", err)
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return t.String()
+}
+
+func fieldNames(dst any) []string {
+	t := reflect.TypeOf(dst)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkUTF8 refuses arguments that are not valid UTF-8, raw or through a
+// lone surrogate escape (\ud800), naming the argument. Go's JSON decoder
+// would otherwise turn both into U+FFFD silently and store damaged text.
+func checkUTF8(raw json.RawMessage) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		if !utf8.Valid(raw) {
+			return argError("arguments", "not valid UTF-8")
+		}
+		return nil // decodeArgs reports the shape problem
+	}
+	names := make([]string, 0, len(top))
+	for k := range top {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := top[k]
+		if !utf8.Valid(v) || loneSurrogate(v) {
+			return argError(k, "is not valid UTF-8")
+		}
+	}
+	if !utf8.Valid(raw) {
+		return argError("arguments", "a name is not valid UTF-8")
+	}
+	return nil
+}
+
+// loneSurrogate finds a \uD800-\uDFFF escape that is not a proper pair.
+func loneSurrogate(b []byte) bool {
+	s := string(b)
+	for i := 0; i+6 <= len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		// skip escaped backslashes
+		if s[i+1] == '\\' {
+			i++
+			continue
+		}
+		if s[i+1] != 'u' {
+			continue
+		}
+		hi, ok := hex4(s[i+2 : i+6])
+		if !ok || hi < 0xD800 || hi > 0xDFFF {
+			continue
+		}
+		if hi >= 0xDC00 {
+			return true
+		}
+		if i+12 > len(s) || s[i+6] != '\\' || s[i+7] != 'u' {
+			return true
+		}
+		lo, ok := hex4(s[i+8 : i+12])
+		if !ok || lo < 0xDC00 || lo > 0xDFFF {
+			return true
+		}
+		i += 11
+	}
+	return false
+}
+
+func hex4(s string) (int, bool) {
+	n := 0
+	for _, c := range s {
+		n <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			n |= int(c - '0')
+		case c >= 'a' && c <= 'f':
+			n |= int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			n |= int(c-'A') + 10
+		default:
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+func argError(arg, format string, a ...any) error {
+	return &vault.ArgError{Arg: arg, Msg: fmt.Sprintf(format, a...)}
+}
+
+// required names a missing argument.
+func required(name, value string) error {
+	if strings.TrimSpace(value) == "" {
+		return argError(name, "is required")
+	}
+	return nil
+}

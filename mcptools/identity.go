@@ -1,0 +1,63 @@
+package mcptools
+
+import (
+	"context"
+	"slices"
+
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// Identity is who a request acts for: set once per request by the
+// transport (the bearer token over HTTP, the local owner over stdio) and
+// read by the tool filter and every handler.
+type Identity struct {
+	Principal string
+	Ceiling   vault.Role
+	Toolsets  []string
+	Projects  []string // nil: all the principal's projects
+	Banks     []string // nil: all granted banks
+	TokenID   string   // "" for the local owner over stdio
+}
+
+type identityKey struct{}
+
+// WithIdentity puts an identity in a context.
+func WithIdentity(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityFrom reads it back.
+func IdentityFrom(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(Identity)
+	return id, ok
+}
+
+// IdentityOf turns a verified token into an identity.
+func IdentityOf(r TokenRecord) Identity {
+	ceiling := vault.RoleRead
+	if r.Scope == "write" {
+		ceiling = vault.RoleWrite
+	}
+	return Identity{Principal: r.Principal, Ceiling: ceiling, Toolsets: r.Toolsets, Projects: r.Projects, Banks: r.Banks, TokenID: r.ID}
+}
+
+// OwnerIdentity is the local owner with every toolset (stdio without token),
+// narrowed to the given toolsets when some are named.
+func OwnerIdentity(owner string, toolsets []string) Identity {
+	if len(toolsets) == 0 {
+		toolsets = AllToolsets
+	}
+	return Identity{Principal: owner, Ceiling: vault.RoleWrite, Toolsets: toolsets}
+}
+
+// allows reports whether the identity may see and call a tool.
+func (id Identity) allows(t *Tool) bool {
+	if !slices.Contains(id.Toolsets, t.Toolset) {
+		return false
+	}
+	return t.ReadOnly || id.Ceiling >= vault.RoleWrite
+}
+
+func (id Identity) caller(tool string) vault.Caller {
+	return vault.Caller{Principal: id.Principal, Ceiling: id.Ceiling, Projects: id.Projects, Actor: "agent", Tool: tool}
+}

@@ -1,0 +1,188 @@
+package mcptools
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// Toolsets a token may be granted.
+const (
+	ToolsetGateway   = "gateway"
+	ToolsetTreaisure = "treaisure"
+	ToolsetHindsight = "hindsight"
+)
+
+// AllToolsets is every toolset, in a stable order.
+var AllToolsets = []string{ToolsetGateway, ToolsetTreaisure, ToolsetHindsight}
+
+// TokenRecord is a stored token: never the token itself, only its hash.
+type TokenRecord struct {
+	ID        string    `json:"id"`
+	Principal string    `json:"principal"`
+	Scope     string    `json:"scope"` // read or write: the ceiling
+	Toolsets  []string  `json:"toolsets"`
+	Projects  []string  `json:"projects,omitempty"` // nil: all the principal's
+	Banks     []string  `json:"banks,omitempty"`
+	Name      string    `json:"name,omitempty"`
+	Created   time.Time `json:"created"`
+	Hash      string    `json:"hash"` // hex sha-256 of the whole token
+}
+
+// TokenStore reads and writes .cairn/secrets/tokens.json (mode 0600, never
+// committed). It re-reads the file when it changes, so a revocation by the
+// command line takes effect in a running server at the next request.
+type TokenStore struct {
+	file string
+
+	mu      sync.Mutex
+	stamp   string
+	records []TokenRecord
+}
+
+// NewTokenStore opens the token file of the vault at root.
+func NewTokenStore(root string) *TokenStore {
+	return &TokenStore{file: filepath.Join(root, vault.TokensFile)}
+}
+
+const tokenPrefix = "cairn_pat_"
+
+var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+func (s *TokenStore) load() ([]TokenRecord, error) {
+	fi, err := os.Stat(s.file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	stamp := fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
+	if stamp == s.stamp {
+		return s.records, nil
+	}
+	data, err := os.ReadFile(s.file)
+	if err != nil {
+		return nil, err
+	}
+	var recs []TokenRecord
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.file, err)
+	}
+	s.stamp, s.records = stamp, recs
+	return recs, nil
+}
+
+func (s *TokenStore) save(recs []TokenRecord) error {
+	if err := os.MkdirAll(filepath.Dir(s.file), 0o700); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(recs, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := gitstore.WriteFileAtomic(s.file, data, 0o600); err != nil {
+		return err
+	}
+	os.Chmod(s.file, 0o600)
+	s.stamp = ""
+	return nil
+}
+
+// Create makes a token and returns it: the only time it is ever shown.
+func (s *TokenStore) Create(rec TokenRecord) (string, TokenRecord, error) {
+	if err := vault.ValidPrincipal(rec.Principal); err != nil {
+		return "", rec, fmt.Errorf("principal: %w", err)
+	}
+	if rec.Scope != "read" && rec.Scope != "write" {
+		return "", rec, fmt.Errorf("scope: %q is not read or write", rec.Scope)
+	}
+	if len(rec.Toolsets) == 0 {
+		rec.Toolsets = []string{ToolsetGateway}
+	}
+	for _, t := range rec.Toolsets {
+		if !slices.Contains(AllToolsets, t) {
+			return "", rec, fmt.Errorf("toolsets: %q is not one of %s", t, strings.Join(AllToolsets, ", "))
+		}
+	}
+	idb := make([]byte, 5)
+	secret := make([]byte, 20)
+	rand.Read(idb)
+	rand.Read(secret)
+	rec.ID = strings.ToLower(b32.EncodeToString(idb))
+	token := tokenPrefix + rec.ID + "_" + strings.ToLower(b32.EncodeToString(secret))
+	sum := sha256.Sum256([]byte(token))
+	rec.Hash = hex.EncodeToString(sum[:])
+	rec.Created = time.Now().UTC().Truncate(time.Second)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.load()
+	if err != nil {
+		return "", rec, err
+	}
+	if err := s.save(append(slices.Clone(recs), rec)); err != nil {
+		return "", rec, err
+	}
+	return token, rec, nil
+}
+
+// List returns the stored tokens (hashes only).
+func (s *TokenStore) List() ([]TokenRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.load()
+	return slices.Clone(recs), err
+}
+
+// Revoke deletes a token by id.
+func (s *TokenStore) Revoke(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.load()
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(recs, func(r TokenRecord) bool { return r.ID == id })
+	if i < 0 {
+		return fmt.Errorf("no token with id %q (cairn token list shows them)", id)
+	}
+	return s.save(slices.Delete(slices.Clone(recs), i, i+1))
+}
+
+// ErrBadToken is any token that does not verify: unknown, revoked, malformed.
+var ErrBadToken = errors.New("invalid or revoked token")
+
+// Verify returns the record of a presented token.
+func (s *TokenStore) Verify(token string) (TokenRecord, error) {
+	if !strings.HasPrefix(token, tokenPrefix) {
+		return TokenRecord{}, ErrBadToken
+	}
+	sum := sha256.Sum256([]byte(token))
+	want := hex.EncodeToString(sum[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.load()
+	if err != nil {
+		return TokenRecord{}, err
+	}
+	for _, r := range recs {
+		if subtle.ConstantTimeCompare([]byte(r.Hash), []byte(want)) == 1 {
+			return r, nil
+		}
+	}
+	return TokenRecord{}, ErrBadToken
+}

@@ -1,0 +1,120 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Role is what a principal may do in a project.
+type Role int
+
+// Roles, ordered: a higher role includes the lower ones.
+const (
+	RoleNone Role = iota
+	RoleRead
+	RoleWrite
+)
+
+func (r Role) String() string {
+	switch r {
+	case RoleRead:
+		return "read"
+	case RoleWrite:
+		return "write"
+	}
+	return "none"
+}
+
+// ParseRole reads "read" or "write".
+func ParseRole(s string) (Role, error) {
+	switch s {
+	case "read":
+		return RoleRead, nil
+	case "write":
+		return RoleWrite, nil
+	}
+	return RoleNone, fmt.Errorf("%q is not a role (read or write)", s)
+}
+
+// Caller is who acts, as far as the vault is concerned: a principal, the
+// ceiling of the token it came with, an optional narrowing to some
+// projects, and what the commit trailers say (actor and tool).
+type Caller struct {
+	Principal string
+	Ceiling   Role
+	Projects  []string // nil: every project the principal is a member of
+	Actor     string   // "agent" or "human"
+	Tool      string   // the MCP tool or command
+}
+
+// Access is the committed .cairn/access.yaml: the owner and the members.
+type Access struct {
+	Owner   string                       `yaml:"owner"`
+	Members map[string]map[string]string `yaml:"members,omitempty"` // principal → project handle → role
+	Banks   map[string][]string          `yaml:"banks,omitempty"`   // principal → bank ids
+}
+
+func loadAccess(root string) (*Access, error) {
+	data, err := os.ReadFile(filepath.Join(root, AccessFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return &Access{Owner: "owner"}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var a Access
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		return nil, fmt.Errorf("%s: %w", AccessFile, err)
+	}
+	if a.Owner == "" {
+		return nil, fmt.Errorf("%s: no owner", AccessFile)
+	}
+	return &a, nil
+}
+
+// Marshal renders the access file with a header comment for people.
+func (a *Access) Marshal() ([]byte, error) {
+	body, err := yaml.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	head := "# Who may do what in this vault (cairn). The owner may do everything.\n" +
+		"# members: principal -> project handle -> read | write. Edit with `cairn access grant`.\n"
+	return append([]byte(head), body...), nil
+}
+
+// role is the principal's membership role in a project (before the token's
+// ceiling): the owner writes everywhere; members have what is listed for
+// the project's handle or any of its aliases.
+func (a *Access) role(principal string, p *Project) Role {
+	if principal == a.Owner {
+		return RoleWrite
+	}
+	m := a.Members[principal]
+	best := RoleNone
+	for _, h := range append([]string{p.Handle}, p.Aliases...) {
+		if r, err := ParseRole(m[h]); err == nil && r > best {
+			best = r
+		}
+	}
+	return best
+}
+
+// Principals lists everyone access.yaml names.
+func (a *Access) Principals() []string {
+	set := map[string]bool{a.Owner: true}
+	for p := range a.Members {
+		set[p] = true
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

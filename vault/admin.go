@@ -1,0 +1,118 @@
+package vault
+
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"gopkg.in/yaml.v3"
+)
+
+// CreateProject writes a project marker (people make projects; no agent
+// tool does) in one commit. folder defaults to the handle's path.
+func (v *Vault) CreateProject(c Caller, handle, name, folder string) (*Project, error) {
+	if err := ValidHandle(handle); err != nil {
+		return nil, &ArgError{Arg: "handle", Msg: err.Error()}
+	}
+	if v.Owner() != c.Principal {
+		return nil, fmt.Errorf("%w: only the vault owner creates projects", ErrForbidden)
+	}
+	if folder == "" {
+		folder = handle
+	}
+	dir, err := cleanRel("folder", folder)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" || dir == PeopleDir || dir == BanksDir || parentDir(dir) == PeopleDir {
+		return nil, argErr("folder", "%q cannot hold a project", folder)
+	}
+	if err := v.rescan(); err != nil {
+		return nil, err
+	}
+	ps := v.projectSet()
+	if p := ps.byHandle[handle]; p != nil {
+		return nil, argErr("handle", "%s is already the handle (or an alias) of the project in %s", handle, p.Dir)
+	}
+	if p := ps.byDir[dir]; p != nil {
+		return nil, argErr("folder", "%s is already project %s", dir, p.Handle)
+	}
+	if name == "" {
+		name = handle
+	}
+	p := &Project{Handle: handle, Name: name, Dir: dir}
+	data, err := yaml.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	data = append([]byte("# cairn project marker: the handle stays when the folder is renamed.\n"), data...)
+	if _, err := v.commit(c, fmt.Sprintf("Create project %s in %s", handle, dir), "", []gitstore.Change{
+		{Path: dir + "/" + ProjectMarker, Content: data, CheckVersion: true, ExpectVersion: ""},
+	}); err != nil {
+		return nil, fmt.Errorf("create project: %w", err)
+	}
+	if err := v.rescan(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Grant sets (or with RoleNone removes) a principal's role in a project, in
+// .cairn/access.yaml, in one commit.
+func (v *Vault) Grant(c Caller, principal, handle string, role Role) error {
+	if err := ValidPrincipal(principal); err != nil {
+		return &ArgError{Arg: "principal", Msg: err.Error()}
+	}
+	if v.Owner() != c.Principal {
+		return fmt.Errorf("%w: only the vault owner grants access", ErrForbidden)
+	}
+	if err := v.rescan(); err != nil {
+		return err
+	}
+	p := v.projectSet().byHandle[handle]
+	if p == nil {
+		return argErr("project", "no project %q (cairn project list shows them)", handle)
+	}
+	a, err := loadAccess(v.root)
+	if err != nil {
+		return err
+	}
+	if principal == a.Owner {
+		return argErr("principal", "%s owns the vault and may already do everything", principal)
+	}
+	if a.Members == nil {
+		a.Members = map[string]map[string]string{}
+	}
+	if role == RoleNone {
+		delete(a.Members[principal], p.Handle)
+		if len(a.Members[principal]) == 0 {
+			delete(a.Members, principal)
+		}
+	} else {
+		if a.Members[principal] == nil {
+			a.Members[principal] = map[string]string{}
+		}
+		a.Members[principal][p.Handle] = role.String()
+	}
+	data, err := a.Marshal()
+	if err != nil {
+		return err
+	}
+	_, err = v.commit(c, fmt.Sprintf("Grant %s %s on %s", principal, role, p.Handle), "", []gitstore.Change{{Path: AccessFile, Content: data}})
+	if err == gitstore.ErrNothingToCommit {
+		return nil
+	}
+	return err
+}
+
+// ProjectList is every project, for people (the command line).
+func (v *Vault) ProjectList() ([]*Project, []string, error) {
+	if err := v.rescan(); err != nil {
+		return nil, nil, err
+	}
+	ps := v.projectSet()
+	return ps.list, ps.problems, nil
+}
+
+// AccessConfig returns access.yaml as it is now.
+func (v *Vault) AccessConfig() (*Access, error) { return v.accessNow() }
+

@@ -1,0 +1,103 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/cairn-dev/cairn/gitstore"
+)
+
+// commit records changes as one commit authored by the caller, with
+// provenance trailers, and refreshes the catalog for the touched paths.
+func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.Change) (string, error) {
+	trailers := []gitstore.Trailer{
+		{Key: "Cairn-Tool", Value: c.Tool},
+		{Key: "Cairn-Principal", Value: c.Principal},
+		{Key: "Cairn-Actor", Value: actorOf(c)},
+	}
+	if noteID != "" {
+		trailers = append(trailers, gitstore.Trailer{Key: "Cairn-Note", Value: noteID})
+	}
+	author := gitstore.Signature{Name: c.Principal, Email: c.Principal + "@cairn.local"}
+	if actorOf(c) == "human" {
+		author = v.humanIdentity(c.Principal)
+	}
+	var hash string
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		hash, err = v.store.Commit(gitstore.CommitRequest{Author: author, Message: msg, Trailers: trailers, Changes: changes})
+		if !errors.Is(err, gitstore.ErrHeadMoved) {
+			break
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	v.mu.Lock()
+	for _, ch := range changes {
+		if isNotePath(ch.Path) {
+			v.cat.update(v.root, ch.Path)
+		}
+	}
+	v.mu.Unlock()
+	return hash, nil
+}
+
+func actorOf(c Caller) string {
+	if c.Actor == "" {
+		return "agent"
+	}
+	return c.Actor
+}
+
+// humanIdentity is the vault's git identity (user.name and user.email as
+// `git config` in the vault sees them), falling back to the principal.
+func (v *Vault) humanIdentity(principal string) gitstore.Signature {
+	get := func(key string) string {
+		out, err := exec.Command("git", "-C", v.root, "config", "--get", key).Output()
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sig := gitstore.Signature{Name: get("user.name"), Email: get("user.email")}
+	if sig.Name == "" {
+		sig.Name = principal
+		if sig.Name == "" {
+			sig.Name = "human"
+		}
+	}
+	if sig.Email == "" {
+		sig.Email = sig.Name + "@localhost"
+	}
+	return sig
+}
+
+// flushHuman commits an edit made on disk (in an editor) and not yet
+// committed, as the human's, before an agent reads or writes the note. After
+// it, the file on disk is what HEAD holds, so the versionToken names it.
+func (v *Vault) flushHuman(p string) error {
+	dirty, err := v.store.Dirty(p)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", p, err)
+	}
+	if !dirty {
+		return nil
+	}
+	data, rerr := readFileNoFollow(v.abs(p))
+	ch := gitstore.Change{Path: p, Content: data}
+	if rerr != nil {
+		ch = gitstore.Change{Path: p, Delete: true}
+	}
+	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
+	_, err = v.commit(human, "Edit by hand: "+p, "", []gitstore.Change{ch})
+	if errors.Is(err, gitstore.ErrNothingToCommit) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("commit the edit made on disk to %s: %w", p, err)
+	}
+	return nil
+}

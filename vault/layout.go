@@ -1,0 +1,69 @@
+package vault
+
+import (
+	"path"
+	"strings"
+)
+
+// Fixed places in a vault (see docs/vault-format.md).
+const (
+	CairnDir      = ".cairn"
+	ConfigFile    = ".cairn/config.yaml"
+	AccessFile    = ".cairn/access.yaml"
+	TokensFile    = ".cairn/secrets/tokens.json"
+	CacheDir      = ".cairn/cache"
+	TrashDir      = ".trash"
+	PeopleDir     = "people"
+	BanksDir      = "banks"
+	ProjectMarker = ".cairn-project.yaml"
+	ProfileFile   = "profile.md"
+	// MaxNoteBytes bounds one note's content; larger bodies are refused.
+	MaxNoteBytes = 1 << 20
+)
+
+// gitignoreLines keep derived state and secrets out of git.
+var gitignoreLines = []string{".cairn/cache/", ".cairn/secrets/"}
+
+// classOf derives a note's class from its path.
+func classOf(p string) string {
+	if owner, rest, ok := personalPath(p); ok && owner != "" {
+		if rest == ProfileFile {
+			return ClassUserProfile
+		}
+		return ClassAgentMemory
+	}
+	return ClassUserDoc
+}
+
+// personalPath splits people/<principal>/<rest>.
+func personalPath(p string) (principal, rest string, ok bool) {
+	if !strings.HasPrefix(p, PeopleDir+"/") {
+		return "", "", false
+	}
+	principal, rest, _ = strings.Cut(p[len(PeopleDir)+1:], "/")
+	return principal, rest, true
+}
+
+// hiddenSegment reports whether a path has a segment no tool may touch:
+// dot-folders (.git, .cairn, .trash, .obsidian, ...) and dotfiles.
+func hiddenSegment(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// isNotePath reports whether a vault path is a note the vault serves.
+func isNotePath(p string) bool {
+	return strings.HasSuffix(p, ".md") && !hiddenSegment(p) && !strings.HasPrefix(p, BanksDir+"/")
+}
+
+func parentDir(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return ""
+	}
+	return d
+}

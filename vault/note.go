@@ -1,0 +1,271 @@
+package vault
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/adrg/frontmatter"
+	"github.com/oklog/ulid/v2"
+	"gopkg.in/yaml.v3"
+)
+
+// Note classes. The class comes from where a note lives, never from what a
+// caller asks for (see classOf).
+const (
+	ClassUserDoc     = "user-doc"
+	ClassAgentMemory = "agent-memory"
+	ClassUserProfile = "user-profile"
+)
+
+// Note is one Markdown file: its frontmatter (kept as a YAML node so a
+// rewrite keeps the user's key order, comments and quoting) and its body,
+// kept byte for byte.
+type Note struct {
+	Path    string // vault-relative, slash-separated, ends in .md
+	ID      string
+	IDSaved bool // false when the id is derived from the path, not yet in the file
+	Title   string
+	Type    string
+	Tags    []string
+	Aliases []string
+
+	fmRaw  []byte     // the frontmatter region as in the file, fences included
+	fmNode *yaml.Node // the mapping node, nil when the file has none
+	fmErr  error      // the frontmatter could not be parsed
+	Body   []byte     // everything after the frontmatter region
+}
+
+var yamlFormat = frontmatter.NewFormat("---", "---", yaml.Unmarshal)
+
+// ParseNote reads a note's file content. A frontmatter that is not valid
+// YAML does not make the note unreadable: the error is kept (FrontmatterError)
+// and writes that need the frontmatter are refused.
+func ParseNote(path string, raw []byte) *Note {
+	n := &Note{Path: path}
+	var doc yaml.Node
+	rest, err := frontmatter.Parse(bytes.NewReader(raw), &doc, yamlFormat)
+	switch {
+	case err != nil:
+		n.fmErr = err
+		n.Body = raw
+	default:
+		n.fmRaw = raw[:len(raw)-len(rest)]
+		n.Body = raw[len(raw)-len(rest):]
+		if len(n.fmRaw) > 0 {
+			switch {
+			case doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode:
+				n.fmNode = doc.Content[0]
+			case doc.Kind == 0: // empty frontmatter
+				n.fmNode = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			default:
+				n.fmErr = fmt.Errorf("frontmatter is not a YAML mapping")
+			}
+		}
+	}
+	n.readKeys()
+	n.Title = TitleOf(n.Body)
+	if n.Title == "" {
+		n.Title = strings.TrimSuffix(baseName(path), ".md")
+	}
+	if n.ID == "" {
+		n.ID = DerivedID(path)
+	} else {
+		n.IDSaved = true
+	}
+	return n
+}
+
+// FrontmatterError is the reason the frontmatter could not be read, if any.
+func (n *Note) FrontmatterError() error { return n.fmErr }
+
+func (n *Note) readKeys() {
+	if n.fmNode == nil {
+		return
+	}
+	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
+		k, v := n.fmNode.Content[i].Value, n.fmNode.Content[i+1]
+		switch k {
+		case "id":
+			if v.Kind == yaml.ScalarNode {
+				n.ID = strings.TrimSpace(v.Value)
+			}
+		case "type":
+			if v.Kind == yaml.ScalarNode {
+				n.Type = v.Value
+			}
+		case "tags":
+			n.Tags = stringList(v)
+		case "aliases":
+			n.Aliases = stringList(v)
+		}
+	}
+}
+
+// stringList reads a YAML list of scalars, or a comma-separated scalar.
+func stringList(v *yaml.Node) []string {
+	var out []string
+	switch v.Kind {
+	case yaml.SequenceNode:
+		for _, c := range v.Content {
+			if c.Kind == yaml.ScalarNode && strings.TrimSpace(c.Value) != "" {
+				out = append(out, strings.TrimSpace(c.Value))
+			}
+		}
+	case yaml.ScalarNode:
+		for _, s := range strings.Split(v.Value, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Frontmatter returns the frontmatter as plain values for JSON.
+func (n *Note) Frontmatter() map[string]any {
+	out := map[string]any{}
+	if n.fmNode != nil {
+		_ = n.fmNode.Decode(&out)
+	}
+	return out
+}
+
+// DerivedID is the id of a note whose file has none yet: stable for its
+// path, shaped like a ULID. The first cairn write to the note saves it in
+// the frontmatter, after which it survives moves and renames.
+func DerivedID(path string) string {
+	sum := sha256.Sum256([]byte("cairn-note-path:" + path))
+	var id ulid.ULID
+	copy(id[:], sum[:16])
+	return id.String()
+}
+
+// NewID returns a fresh ULID.
+func NewID() string { return ulid.Make().String() }
+
+// TitleOf returns the text of the leading level-1 ATX heading of a body:
+// the first non-blank line when it is "# Title" ("" otherwise). Headings
+// inside fenced code are not headings.
+func TitleOf(body []byte) string {
+	for _, line := range strings.Split(string(body), "\n") {
+		line = strings.TrimRight(line, "\r")
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if h, ok := atxH1(line); ok {
+			return h
+		}
+		return ""
+	}
+	return ""
+}
+
+func atxH1(line string) (string, bool) {
+	trim := strings.TrimLeft(line, " ")
+	if len(line)-len(trim) > 3 || !strings.HasPrefix(trim, "#") {
+		return "", false
+	}
+	rest := trim[1:]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return "", false
+	}
+	rest = strings.TrimSpace(rest)
+	// closing sequence of #s
+	if i := strings.LastIndex(rest, " #"); i >= 0 && strings.Trim(rest[i+1:], "#") == "" {
+		rest = strings.TrimSpace(rest[:i])
+	} else if strings.Trim(rest, "#") == "" {
+		rest = ""
+	}
+	return rest, rest != ""
+}
+
+// Render returns the file content: frontmatter region then body.
+func (n *Note) Render() []byte {
+	out := make([]byte, 0, len(n.fmRaw)+len(n.Body))
+	out = append(out, n.fmRaw...)
+	return append(out, n.Body...)
+}
+
+// SetKey sets a top-level frontmatter key (adding it at the end, or after
+// existing keys, when new) and re-encodes the frontmatter region. The body
+// is untouched. A note without frontmatter gets one.
+func (n *Note) SetKey(key string, value *yaml.Node) error {
+	if n.fmErr != nil {
+		return fmt.Errorf("the note's frontmatter is not valid YAML (%v): fix it in an editor first", n.fmErr)
+	}
+	if n.fmNode == nil {
+		n.fmNode = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	set := false
+	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
+		if n.fmNode.Content[i].Value == key {
+			n.fmNode.Content[i+1] = value
+			set = true
+			break
+		}
+	}
+	if !set {
+		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
+		if key == "id" { // ids go first, where people look for them
+			n.fmNode.Content = append([]*yaml.Node{k, value}, n.fmNode.Content...)
+		} else {
+			n.fmNode.Content = append(n.fmNode.Content, k, value)
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(n.fmNode); err != nil {
+		return fmt.Errorf("encode frontmatter: %w", err)
+	}
+	enc.Close()
+	n.fmRaw = append(append([]byte("---\n"), buf.Bytes()...), []byte("---\n")...)
+	n.readKeys()
+	return nil
+}
+
+// StrNode is a YAML string scalar.
+func StrNode(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+// ListNode is a flow-style YAML list of strings ([a, b]), as people write tags.
+func ListNode(items []string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+	for _, s := range items {
+		n.Content = append(n.Content, StrNode(s))
+	}
+	return n
+}
+
+// EnsureID writes the note's id into its frontmatter if the file lacks one.
+func (n *Note) EnsureID() error {
+	if n.IDSaved {
+		return nil
+	}
+	if err := n.SetKey("id", StrNode(n.ID)); err != nil {
+		return err
+	}
+	n.IDSaved = true
+	return nil
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// validText refuses invalid UTF-8 and NUL bytes in text meant for a note.
+func validText(arg, s string) error {
+	if !utf8.ValidString(s) {
+		return argErr(arg, "is not valid UTF-8")
+	}
+	if strings.ContainsRune(s, 0) {
+		return argErr(arg, "contains a NUL character")
+	}
+	return nil
+}

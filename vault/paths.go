@@ -1,0 +1,106 @@
+package vault
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+const maxPathBytes = 1024
+
+// cleanRel checks a vault-relative path given by a caller and returns it in
+// canonical form (slash-separated, no leading or trailing slash). It refuses
+// absolute paths, `..`, backslashes, control characters, and anything under
+// a dot-folder (.git, .cairn, .trash, .obsidian). "" is the vault root.
+func cleanRel(arg, p string) (string, error) {
+	if err := validText(arg, p); err != nil {
+		return "", err
+	}
+	if len(p) > maxPathBytes {
+		return "", argErr(arg, "is longer than %d bytes", maxPathBytes)
+	}
+	if strings.Contains(p, "\\") {
+		return "", argErr(arg, "%q: use forward slashes", p)
+	}
+	if strings.HasPrefix(p, "/") || filepath.VolumeName(p) != "" {
+		return "", argErr(arg, "%q: must be relative to the vault, not absolute", p)
+	}
+	p = strings.Trim(p, "/")
+	if p == "" || p == "." {
+		return "", nil
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch {
+		case seg == "" || seg == ".":
+			return "", argErr(arg, "%q: empty or '.' path segment", p)
+		case seg == "..":
+			return "", argErr(arg, "%q: '..' is not allowed (paths stay inside the vault)", p)
+		case strings.HasPrefix(seg, "."):
+			return "", argErr(arg, "%q: %q is a hidden or reserved folder", p, seg)
+		case len(seg) > 255:
+			return "", argErr(arg, "%q: a segment is longer than 255 bytes", p)
+		}
+		for _, r := range seg {
+			if unicode.IsControl(r) {
+				return "", argErr(arg, "%q: contains a control character", p)
+			}
+		}
+	}
+	return p, nil
+}
+
+// noSymlinks refuses a path any existing component of which is a symbolic
+// link: a link could lead a write out of the vault.
+func (v *Vault) noSymlinks(arg, rel string) error {
+	cur := v.root
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "" {
+			continue
+		}
+		cur = filepath.Join(cur, seg)
+		fi, err := os.Lstat(cur)
+		if os.IsNotExist(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("check %s: %w", rel, err)
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return argErr(arg, "%q goes through a symbolic link, which cairn does not follow", rel)
+		}
+	}
+	return nil
+}
+
+// FileName turns a title into a note file name, Obsidian style: the title
+// itself, less the characters file systems or wikilinks cannot carry.
+func FileName(title string) string {
+	var b strings.Builder
+	for _, r := range title {
+		switch {
+		case strings.ContainsRune(`/\:*?"<>|#^[]`, r), unicode.IsControl(r):
+			b.WriteRune(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	name := strings.Join(strings.Fields(b.String()), " ")
+	name = strings.TrimLeft(name, ".")
+	if len(name) > 200 {
+		name = name[:200]
+		for !utf8ValidEnd(name) {
+			name = name[:len(name)-1]
+		}
+	}
+	if name == "" {
+		name = "Untitled"
+	}
+	return name + ".md"
+}
+
+func utf8ValidEnd(s string) bool {
+	r := []rune(s[len(s)-min(len(s), 4):])
+	return len(r) > 0 && r[len(r)-1] != unicode.ReplacementChar
+}

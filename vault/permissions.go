@@ -1,0 +1,108 @@
+package vault
+
+import "slices"
+
+// roleAt is what c may do at a vault path: its own personal domain is its
+// alone; a project's notes follow the membership; notes outside every
+// project belong to the owner; hidden places and banks are never reachable
+// through these operations. The token's ceiling caps everything.
+func (v *Vault) roleAt(c Caller, p string) Role {
+	if hiddenSegment(p) {
+		return RoleNone
+	}
+	if owner, _, ok := personalPath(p); ok {
+		if owner == c.Principal && owner != "" {
+			return min(RoleWrite, c.Ceiling)
+		}
+		return RoleNone
+	}
+	if p == BanksDir || len(p) > len(BanksDir) && p[:len(BanksDir)+1] == BanksDir+"/" {
+		return RoleNone
+	}
+	a, err := v.accessNow()
+	if err != nil {
+		return RoleNone
+	}
+	pr := v.projectSet().of(p)
+	if pr == nil {
+		if c.Principal == a.Owner && c.Projects == nil {
+			return c.Ceiling
+		}
+		return RoleNone
+	}
+	return v.projectRole(c, a, pr)
+}
+
+func (v *Vault) projectRole(c Caller, a *Access, pr *Project) Role {
+	if c.Projects != nil && !slices.Contains(c.Projects, pr.Handle) && !slices.ContainsFunc(pr.Aliases, func(h string) bool { return slices.Contains(c.Projects, h) }) {
+		return RoleNone
+	}
+	return min(a.role(c.Principal, pr), c.Ceiling)
+}
+
+// ProjectAccess is one project a caller can reach.
+type ProjectAccess struct {
+	Handle  string   `json:"handle"`
+	Name    string   `json:"name"`
+	Access  string   `json:"access"`
+	Folder  string   `json:"folder"`
+	Aliases []string `json:"aliases,omitempty"`
+	Notes   int      `json:"noteCount"`
+}
+
+// Projects lists the projects c can read, with its access and note count.
+func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
+	if err := v.rescanIfStale(rescanEvery); err != nil {
+		return nil, err
+	}
+	a, err := v.accessNow()
+	if err != nil {
+		return nil, err
+	}
+	ps := v.projectSet()
+	counts := map[*Project]int{}
+	v.mu.Lock()
+	for p := range v.cat.entries {
+		if pr := ps.of(parentDir(p)); pr != nil {
+			counts[pr]++
+		}
+	}
+	v.mu.Unlock()
+	var out []ProjectAccess
+	for _, pr := range ps.list {
+		r := v.projectRole(c, a, pr)
+		if r == RoleNone {
+			continue
+		}
+		out = append(out, ProjectAccess{Handle: pr.Handle, Name: pr.Name, Access: r.String(), Folder: pr.Dir, Aliases: pr.Aliases, Notes: counts[pr]})
+	}
+	return out, nil
+}
+
+// project resolves a handle (or alias) the caller can read; an unknown
+// handle and a forbidden one get the same answer.
+func (v *Vault) project(c Caller, arg, handle string) (*Project, Role, error) {
+	if err := validText(arg, handle); err != nil {
+		return nil, RoleNone, err
+	}
+	pr := v.projectSet().byHandle[handle]
+	if pr == nil {
+		// A marker written by hand a moment ago: look again once.
+		if err := v.rescan(); err != nil {
+			return nil, RoleNone, err
+		}
+		pr = v.projectSet().byHandle[handle]
+	}
+	if pr == nil {
+		return nil, RoleNone, argErr(arg, "no project %q is accessible (get_my_projects lists yours)", handle)
+	}
+	a, err := v.accessNow()
+	if err != nil {
+		return nil, RoleNone, err
+	}
+	r := v.projectRole(c, a, pr)
+	if r == RoleNone {
+		return nil, RoleNone, argErr(arg, "no project %q is accessible (get_my_projects lists yours)", handle)
+	}
+	return pr, r, nil
+}

@@ -1,0 +1,394 @@
+package vault
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/gitstore"
+)
+
+// resolve turns a ref into the path of a note c can read. A ref is a note
+// id, a vault path (with or without .md), or a wiki-ref: [[Title]], Title or
+// an alias. A ref c may not read is reported exactly like a missing one.
+func (v *Vault) resolve(c Caller, arg, ref string) (string, error) {
+	if err := validText(arg, ref); err != nil {
+		return "", err
+	}
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", argErr(arg, "is empty: give a note id, a path or a title")
+	}
+	if strings.HasPrefix(ref, "[[") && strings.HasSuffix(ref, "]]") {
+		ref = strings.TrimSpace(ref[2 : len(ref)-2])
+		if i := strings.IndexAny(ref, "|#"); i >= 0 {
+			ref = strings.TrimSpace(ref[:i])
+		}
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		p, err := v.lookup(c, arg, ref)
+		if err == nil || !errors.Is(err, ErrNotFound) {
+			return p, err
+		}
+		if attempt == 0 {
+			// Not known: perhaps written by hand a moment ago.
+			if err := v.rescan(); err != nil {
+				return "", err
+			}
+		}
+	}
+	return "", notFound(arg, fmt.Sprintf("no note %q is accessible", ref))
+}
+
+func (v *Vault) lookup(c Caller, arg, ref string) (string, error) {
+	readable := func(p string) bool { return v.roleAt(c, p) >= RoleRead }
+	v.mu.Lock()
+	if p, ok := v.cat.byID[ref]; ok {
+		v.mu.Unlock()
+		if readable(p) {
+			return p, nil
+		}
+		return "", ErrNotFound
+	}
+	cands := v.cat.byTitle(ref)
+	v.mu.Unlock()
+	// A path, with or without .md.
+	if strings.Contains(ref, "/") || strings.HasSuffix(ref, ".md") {
+		p := ref
+		if !strings.HasSuffix(p, ".md") {
+			p += ".md"
+		}
+		if clean, err := cleanRel(arg, p); err == nil && isNotePath(clean) {
+			if fi, err := os.Lstat(v.abs(clean)); err == nil && fi.Mode().IsRegular() && readable(clean) {
+				return clean, nil
+			}
+		}
+	}
+	var ok []string
+	for _, p := range cands {
+		if readable(p) {
+			ok = append(ok, p)
+		}
+	}
+	switch len(ok) {
+	case 0:
+		return "", ErrNotFound
+	case 1:
+		return ok[0], nil
+	}
+	return "", argErr(arg, "%q is ambiguous: %d notes have that title or alias (%s); pass an id or a path", ref, len(ok), strings.Join(ok, ", "))
+}
+
+func (v *Vault) abs(rel string) string { return filepath.Join(v.root, filepath.FromSlash(rel)) }
+
+// Provenance says who touched a note last, how and when.
+type Provenance struct {
+	UpdatedBy string    `json:"updatedBy"`
+	Actor     string    `json:"actor"` // agent or human
+	Tool      string    `json:"tool"`  // MCP tool, cairn command, or "editor"/"git"
+	UpdatedAt time.Time `json:"updatedAt"`
+	Commit    string    `json:"commit"`
+}
+
+// NoteView is a note as the read tools return it.
+type NoteView struct {
+	ID           string         `json:"id"`
+	Path         string         `json:"path"`
+	Title        string         `json:"title"`
+	Class        string         `json:"class"`
+	Project      string         `json:"project,omitempty"`
+	Type         string         `json:"type,omitempty"`
+	Tags         []string       `json:"tags"`
+	Aliases      []string       `json:"aliases,omitempty"`
+	VersionToken string         `json:"versionToken"`
+	Revision     string         `json:"revision,omitempty"`
+	Frontmatter  map[string]any `json:"frontmatter"`
+	Content      string         `json:"content"`
+	Provenance   *Provenance    `json:"provenance,omitempty"`
+	Outline      []Heading      `json:"outline,omitempty"`
+	Warning      string         `json:"warning,omitempty"`
+}
+
+// GetNote reads a whole note. An edit saved in an editor and not yet
+// committed is committed first (as the human's), so the versionToken
+// returned always names a real commit holding exactly this content.
+func (v *Vault) GetNote(c Caller, ref string, detailed bool, revision string) (*NoteView, error) {
+	p, err := v.resolve(c, "ref", ref)
+	if err != nil {
+		return nil, err
+	}
+	if revision != "" {
+		return v.noteAt(c, p, revision, detailed)
+	}
+	if err := v.flushHuman(p); err != nil {
+		return nil, err
+	}
+	data, err := readFileNoFollow(v.abs(p))
+	if err != nil {
+		return nil, notFound("ref", fmt.Sprintf("no note %q is accessible", ref))
+	}
+	token, _, err := v.store.Version(p)
+	if err != nil {
+		return nil, err
+	}
+	view := v.view(ParseNote(p, data), token, detailed)
+	if token != "" {
+		if info, err := v.store.CommitInfo(token); err == nil {
+			view.Provenance = provenanceOf(info)
+		}
+	}
+	return view, nil
+}
+
+func (v *Vault) noteAt(c Caller, p, revision string, detailed bool) (*NoteView, error) {
+	if !isHex40(revision) {
+		return nil, argErr("revision", "%q is not a commit hash (40 hex digits, as versionToken and provenance give)", revision)
+	}
+	data, err := v.store.ReadAt(revision, p)
+	if err != nil {
+		return nil, argErr("revision", "%s", err)
+	}
+	view := v.view(ParseNote(p, data), revision, detailed)
+	view.Revision = revision
+	if cur, _, err := v.store.Version(p); err == nil {
+		view.VersionToken = cur // writes compare against the current version
+	}
+	if info, err := v.store.CommitInfo(revision); err == nil {
+		view.Provenance = provenanceOf(info)
+	}
+	return view, nil
+}
+
+func isHex40(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
+	view := &NoteView{
+		ID: n.ID, Path: n.Path, Title: n.Title, Class: classOf(n.Path), Type: n.Type,
+		Tags: n.Tags, Aliases: n.Aliases, VersionToken: token,
+		Frontmatter: n.Frontmatter(), Content: string(n.Body),
+	}
+	if view.Tags == nil {
+		view.Tags = []string{}
+	}
+	if pr := v.projectSet().of(parentDir(n.Path)); pr != nil {
+		view.Project = pr.Handle
+	}
+	if err := n.FrontmatterError(); err != nil {
+		view.Warning = fmt.Sprintf("the frontmatter is not valid YAML (%v); content is shown as it is, and writes are refused until it is fixed", err)
+	}
+	if detailed {
+		view.Outline = Outline(n.Body)
+		if view.Outline == nil {
+			view.Outline = []Heading{}
+		}
+	}
+	return view
+}
+
+func provenanceOf(info gitstore.CommitInfo) *Provenance {
+	p := &Provenance{UpdatedBy: info.Author, UpdatedAt: info.When.UTC(), Commit: info.Hash, Actor: "human", Tool: "git"}
+	if pr := info.Trailers["Cairn-Principal"]; pr != "" {
+		p.UpdatedBy = pr
+	}
+	if a := info.Trailers["Cairn-Actor"]; a != "" {
+		p.Actor = a
+	}
+	if t := info.Trailers["Cairn-Tool"]; t != "" {
+		p.Tool = t
+	}
+	return p
+}
+
+// Entry is one line of a folder listing: a subfolder or a note.
+type Entry struct {
+	Kind  string   `json:"kind"` // "folder" or "note"
+	Path  string   `json:"path"`
+	Name  string   `json:"name"`
+	ID    string   `json:"id,omitempty"`
+	Title string   `json:"title,omitempty"`
+	Type  string   `json:"type,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	// Project is set on a folder that is a project of its own.
+	Project string `json:"project,omitempty"`
+}
+
+// Listing is one page of a folder.
+type Listing struct {
+	Project    string  `json:"project,omitempty"`
+	Path       string  `json:"path"`
+	Entries    []Entry `json:"entries"`
+	NextCursor string  `json:"nextCursor,omitempty"`
+}
+
+// ListArgs are list_notes' arguments.
+type ListArgs struct {
+	Project string
+	Path    string
+	Tag     string
+	Cursor  string
+	Limit   int
+}
+
+// Default and maximum page sizes of ListNotes.
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// ListNotes lists the notes and subfolders directly in one folder, folders
+// first, then notes, each by name. Personal domains and banks never show:
+// list_notes is the shared knowledge base.
+func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
+	if a.Limit == 0 {
+		a.Limit = DefaultListLimit
+	}
+	if a.Limit < 1 || a.Limit > MaxListLimit {
+		return nil, argErr("limit", "must be between 1 and %d", MaxListLimit)
+	}
+	if err := validText("tag", a.Tag); err != nil {
+		return nil, err
+	}
+	dir, err := cleanRel("path", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	var pr *Project
+	if a.Project != "" {
+		if pr, _, err = v.project(c, "project", a.Project); err != nil {
+			return nil, err
+		}
+		if pr.Dir != "" && dir != pr.Dir && !strings.HasPrefix(dir, pr.Dir+"/") {
+			if dir, err = cleanRel("path", pr.Dir+"/"+dir); err != nil {
+				return nil, err
+			}
+		}
+		if own := v.projectSet().of(dir); own == nil || (own != pr && !strings.HasPrefix(own.Dir, pr.Dir)) {
+			return nil, argErr("path", "%q is not inside project %s", a.Path, pr.Handle)
+		}
+	}
+	if top, _, _ := strings.Cut(dir, "/"); top == PeopleDir || top == BanksDir {
+		return nil, argErr("path", "%q is private memory, not part of the shared knowledge base", a.Path)
+	}
+	if err := v.rescanIfStale(rescanEvery); err != nil {
+		return nil, err
+	}
+	if err := v.noSymlinks("path", dir); err != nil {
+		return nil, err
+	}
+	items, err := os.ReadDir(v.abs(dir))
+	if err != nil || (dir != "" && v.roleAt(c, dir) == RoleNone && !v.anyReadableBelow(c, dir)) {
+		return nil, notFound("path", fmt.Sprintf("no folder %q is accessible", a.Path))
+	}
+	after := ""
+	if a.Cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(a.Cursor)
+		if err != nil {
+			return nil, argErr("cursor", "is not a cursor this server gave")
+		}
+		after = string(b)
+	}
+	ps := v.projectSet()
+	var folders, notes []Entry
+	for _, it := range items {
+		name := it.Name()
+		rel := strings.TrimPrefix(dir+"/"+name, "/")
+		if strings.HasPrefix(name, ".") || (dir == "" && (name == PeopleDir || name == BanksDir)) {
+			continue
+		}
+		if it.IsDir() {
+			if v.roleAt(c, rel) == RoleNone && !v.anyReadableBelow(c, rel) {
+				continue
+			}
+			e := Entry{Kind: "folder", Path: rel, Name: name}
+			if p := ps.byDir[rel]; p != nil {
+				e.Project = p.Handle
+			}
+			folders = append(folders, e)
+			continue
+		}
+		if !it.Type().IsRegular() || !isNotePath(rel) || v.roleAt(c, rel) == RoleNone {
+			continue
+		}
+		e := Entry{Kind: "note", Path: rel, Name: name}
+		v.mu.Lock()
+		ce, ok := v.cat.entries[rel]
+		if !ok {
+			v.cat.update(v.root, rel)
+			ce = v.cat.entries[rel]
+		}
+		v.mu.Unlock()
+		if ce != nil {
+			e.ID, e.Title, e.Type, e.Tags = ce.ID, ce.Title, ce.Type, ce.Tags
+		}
+		if a.Tag != "" && !hasTag(e.Tags, a.Tag) {
+			continue
+		}
+		notes = append(notes, e)
+	}
+	sort.Slice(folders, func(i, j int) bool { return folders[i].Name < folders[j].Name })
+	sort.Slice(notes, func(i, j int) bool { return notes[i].Name < notes[j].Name })
+	all := append(folders, notes...)
+	start := 0
+	if after != "" {
+		start = sort.Search(len(all), func(i int) bool { return sortKey(all[i]) > after })
+	}
+	out := &Listing{Path: dir, Entries: []Entry{}}
+	if pr != nil {
+		out.Project = pr.Handle
+	} else if own := ps.of(dir); own != nil {
+		out.Project = own.Handle
+	}
+	end := min(start+a.Limit, len(all))
+	out.Entries = append(out.Entries, all[start:end]...)
+	if end < len(all) {
+		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(sortKey(all[end-1])))
+	}
+	return out, nil
+}
+
+// sortKey orders folders before notes, then by name.
+func sortKey(e Entry) string {
+	if e.Kind == "folder" {
+		return "0" + e.Name
+	}
+	return "1" + e.Name
+}
+
+// anyReadableBelow reports whether some project under dir is readable by c,
+// so that a folder leading to a project c may see is listed.
+func (v *Vault) anyReadableBelow(c Caller, dir string) bool {
+	a, err := v.accessNow()
+	if err != nil {
+		return false
+	}
+	for _, pr := range v.projectSet().list {
+		if (dir == "" || strings.HasPrefix(pr.Dir, dir+"/")) && v.projectRole(c, a, pr) > RoleNone {
+			return true
+		}
+	}
+	return false
+}
+
+func hasTag(tags []string, t string) bool {
+	for _, x := range tags {
+		if strings.EqualFold(strings.TrimPrefix(x, "#"), strings.TrimPrefix(t, "#")) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,194 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"gopkg.in/yaml.v3"
+)
+
+// TrashEntry is one deleted note, kept in .trash/<id>/ at its original
+// path, with a .deleted.yaml that says where it came from, who deleted it
+// and when. Only people restore or empty the trash (the command line).
+type TrashEntry struct {
+	TrashID   string    `yaml:"trashId" json:"trashId"`
+	Path      string    `yaml:"path" json:"path"`
+	NoteID    string    `yaml:"noteId" json:"noteId"`
+	Title     string    `yaml:"title" json:"title"`
+	DeletedBy string    `yaml:"deletedBy" json:"deletedBy"`
+	Actor     string    `yaml:"actor" json:"actor"`
+	Tool      string    `yaml:"tool" json:"tool"`
+	DeletedAt time.Time `yaml:"deletedAt" json:"deletedAt"`
+	Version   string    `yaml:"version" json:"version"` // the note's versionToken when deleted
+}
+
+const trashMeta = ".deleted.yaml"
+
+// Deleted is what delete_note returns.
+type Deleted struct {
+	ID      string `json:"id"`
+	Path    string `json:"path"`
+	TrashID string `json:"trashId"`
+	Commit  string `json:"commit"`
+}
+
+// DeleteNote moves a note to the trash in one commit. With a versionToken
+// it is a compare-and-swap like edit_note.
+func (v *Vault) DeleteNote(c Caller, ref, versionToken string) (*Deleted, error) {
+	if versionToken != "" && !isHex40(versionToken) {
+		return nil, argErr("versionToken", "%q is not a versionToken (40 hex digits from get_note)", versionToken)
+	}
+	p, err := v.resolve(c, "ref", ref)
+	if err != nil {
+		return nil, err
+	}
+	if v.roleAt(c, p) < RoleWrite {
+		return nil, fmt.Errorf("%w: you may read %s but not delete it", ErrForbidden, p)
+	}
+	if err := v.flushHuman(p); err != nil {
+		return nil, err
+	}
+	cur, ok, err := v.store.Version(p)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, notFound("ref", fmt.Sprintf("no note %q is accessible", ref))
+	}
+	if versionToken != "" && versionToken != cur {
+		return nil, &ConflictError{Ref: ref, Current: cur, Reason: "the note changed since that versionToken"}
+	}
+	data, err := readFileNoFollow(v.abs(p))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	n := ParseNote(p, data)
+	e := TrashEntry{TrashID: NewID(), Path: p, NoteID: n.ID, Title: n.Title, DeletedBy: c.Principal,
+		Actor: actorOf(c), Tool: c.Tool, DeletedAt: time.Now().UTC().Truncate(time.Second), Version: cur}
+	meta, _ := yaml.Marshal(e)
+	dir := TrashDir + "/" + e.TrashID
+	hash, err := v.commit(c, fmt.Sprintf("Delete %s (to the trash)", p), n.ID, []gitstore.Change{
+		{Path: p, Delete: true, CheckVersion: true, ExpectVersion: cur, RequireClean: true},
+		{Path: dir + "/" + p, Content: data},
+		{Path: dir + "/" + trashMeta, Content: meta},
+	})
+	if err != nil {
+		return nil, v.conflictOr(ref, p, err)
+	}
+	return &Deleted{ID: n.ID, Path: p, TrashID: e.TrashID, Commit: hash}, nil
+}
+
+// TrashList lists the trash, newest first.
+func (v *Vault) TrashList() ([]TrashEntry, error) {
+	items, err := os.ReadDir(filepath.Join(v.root, TrashDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []TrashEntry
+	for _, it := range items {
+		if !it.IsDir() {
+			continue
+		}
+		e, err := v.trashEntry(it.Name())
+		if err != nil {
+			continue
+		}
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].TrashID > out[j].TrashID })
+	return out, nil
+}
+
+func (v *Vault) trashEntry(id string) (*TrashEntry, error) {
+	if id == "" || strings.ContainsAny(id, "/\\.") {
+		return nil, fmt.Errorf("no trash entry %q", id)
+	}
+	data, err := os.ReadFile(filepath.Join(v.root, TrashDir, id, trashMeta))
+	if err != nil {
+		return nil, fmt.Errorf("no trash entry %q", id)
+	}
+	var e TrashEntry
+	if err := yaml.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("trash entry %s: %w", id, err)
+	}
+	e.TrashID = id
+	return &e, nil
+}
+
+// TrashRestore puts a trashed note back at its original path (or at to, a
+// vault path, when given), in one commit by a human.
+func (v *Vault) TrashRestore(c Caller, id, to string) (*Written, error) {
+	e, err := v.trashEntry(id)
+	if err != nil {
+		return nil, err
+	}
+	dest := e.Path
+	if to != "" {
+		if dest, err = cleanRel("to", to); err != nil {
+			return nil, err
+		}
+		if !strings.HasSuffix(dest, ".md") {
+			dest += "/" + baseName(e.Path)
+		}
+	}
+	if _, err := os.Lstat(v.abs(dest)); err == nil {
+		return nil, fmt.Errorf("%s exists again; restore elsewhere with --to FOLDER", dest)
+	}
+	src := TrashDir + "/" + id + "/" + e.Path
+	data, err := os.ReadFile(v.abs(src))
+	if err != nil {
+		return nil, fmt.Errorf("trash entry %s has lost its file: %w", id, err)
+	}
+	hash, err := v.commit(c, fmt.Sprintf("Restore %s from the trash", dest), e.NoteID, []gitstore.Change{
+		{Path: dest, Content: data, CheckVersion: true, ExpectVersion: ""},
+		{Path: src, Delete: true},
+		{Path: TrashDir + "/" + id + "/" + trashMeta, Delete: true},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("restore %s: %w", id, err)
+	}
+	return &Written{ID: e.NoteID, Path: dest, Title: e.Title, VersionToken: hash, Project: v.projectHandle(dest)}, nil
+}
+
+// TrashEmpty removes trash entries (all when ids is empty) in one commit.
+// The notes stay in git history; emptying only takes them out of the tree.
+func (v *Vault) TrashEmpty(c Caller, ids []string) (int, error) {
+	entries, err := v.TrashList()
+	if err != nil {
+		return 0, err
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		if _, err := v.trashEntry(id); err != nil {
+			return 0, err
+		}
+		want[id] = true
+	}
+	var changes []gitstore.Change
+	count := 0
+	for _, e := range entries {
+		if len(want) > 0 && !want[e.TrashID] {
+			continue
+		}
+		count++
+		changes = append(changes,
+			gitstore.Change{Path: TrashDir + "/" + e.TrashID + "/" + e.Path, Delete: true},
+			gitstore.Change{Path: TrashDir + "/" + e.TrashID + "/" + trashMeta, Delete: true})
+	}
+	if count == 0 {
+		return 0, nil
+	}
+	if _, err := v.commit(c, fmt.Sprintf("Empty the trash (%d notes)", count), "", changes); err != nil {
+		return 0, fmt.Errorf("empty the trash: %w", err)
+	}
+	return count, nil
+}

@@ -1,0 +1,259 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cairn-dev/cairn/gitstore"
+)
+
+// Options for Open.
+type Options struct {
+	// Exclusive takes the vault's serve lock: a second exclusive Open of the
+	// same vault fails at once. `cairn serve` opens exclusively; short
+	// command-line operations do not (they still take the write lock).
+	Exclusive bool
+}
+
+// Vault is one open vault.
+type Vault struct {
+	root  string
+	store *gitstore.Store
+
+	mu          sync.Mutex // guards the fields below
+	access      *Access
+	accessStamp fileStamp
+	projects    *projectSet
+	cat         *catalog
+	scannedAt   time.Time
+
+	serveLock *os.File
+}
+
+// ErrVaultBusy says another cairn server already serves the vault.
+var ErrVaultBusy = errors.New("another cairn server is already serving this vault")
+
+// Open opens the vault at root, a git work tree set up by Init.
+func Open(root string, opts Options) (*Vault, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("open vault %s: no such folder", root)
+	}
+	if !gitstore.IsRepository(abs) {
+		return nil, fmt.Errorf("open vault %s: not a git repository (run `cairn init %s` first)", root, root)
+	}
+	if _, err := os.Stat(filepath.Join(abs, CairnDir)); err != nil {
+		return nil, fmt.Errorf("open vault %s: no %s folder (run `cairn init %s` to adopt it)", root, CairnDir, root)
+	}
+	v := &Vault{root: abs}
+	if err := os.MkdirAll(filepath.Join(abs, CacheDir), 0o755); err != nil {
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	if opts.Exclusive {
+		if err := v.takeServeLock(); err != nil {
+			return nil, err
+		}
+	}
+	v.store, err = gitstore.Open(abs, gitstore.Options{
+		CacheFile: filepath.Join(abs, CacheDir, "versions.json"),
+		LockFile:  filepath.Join(abs, CacheDir, "write.lock"),
+	})
+	if err != nil {
+		v.releaseServeLock()
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	if _, err := v.accessNow(); err != nil {
+		v.releaseServeLock()
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	v.cat = loadCatalog(filepath.Join(abs, CacheDir, "catalog.json"))
+	if err := v.rescan(); err != nil {
+		v.releaseServeLock()
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	return v, nil
+}
+
+// Root is the vault's absolute folder.
+func (v *Vault) Root() string { return v.root }
+
+// Store gives the git store (for the command line and benchmarks).
+func (v *Vault) Store() *gitstore.Store { return v.store }
+
+// Close persists derived state and releases the serve lock.
+func (v *Vault) Close() error {
+	err := v.store.Close()
+	v.mu.Lock()
+	if cerr := v.cat.save(); err == nil {
+		err = cerr
+	}
+	v.mu.Unlock()
+	v.releaseServeLock()
+	return err
+}
+
+// Persist saves derived state now (the version map and the note catalog),
+// so a restart does not rebuild them.
+func (v *Vault) Persist() error {
+	if err := v.store.Persist(); err != nil {
+		return err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.cat.save()
+}
+
+func (v *Vault) takeServeLock() error {
+	path := filepath.Join(v.root, CacheDir, "serve.lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("serve lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		pid, _ := os.ReadFile(path)
+		f.Close()
+		who := strings.TrimSpace(string(pid))
+		if who != "" {
+			who = " (pid " + who + ")"
+		}
+		return fmt.Errorf("%w%s: %s; stop it first, or point a second server at a clone", ErrVaultBusy, who, v.root)
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	v.serveLock = f
+	return nil
+}
+
+func (v *Vault) releaseServeLock() {
+	if v.serveLock != nil {
+		syscall.Flock(int(v.serveLock.Fd()), syscall.LOCK_UN)
+		v.serveLock.Close()
+		v.serveLock = nil
+	}
+}
+
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{size: -1}
+	}
+	return fileStamp{fi.Size(), fi.ModTime()}
+}
+
+// accessNow returns access.yaml, re-read when the file changed, so a grant
+// or revoke takes effect without a restart.
+func (v *Vault) accessNow() (*Access, error) {
+	path := filepath.Join(v.root, AccessFile)
+	st := stampOf(path)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.access != nil && st == v.accessStamp {
+		return v.access, nil
+	}
+	a, err := loadAccess(v.root)
+	if err != nil {
+		if v.access != nil {
+			return v.access, nil // keep the last good one; doctor reports the problem
+		}
+		return nil, err
+	}
+	v.access, v.accessStamp = a, st
+	return a, nil
+}
+
+// Owner is the vault owner's principal id.
+func (v *Vault) Owner() string {
+	a, err := v.accessNow()
+	if err != nil {
+		return ""
+	}
+	return a.Owner
+}
+
+// rescan walks the vault: project markers, and every note file, reparsing
+// only those whose size or mtime changed since the catalog last saw them.
+func (v *Vault) rescan() error {
+	var markers []string
+	seen := map[string]fileStamp{}
+	err := filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == v.root {
+				return err
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(v.root, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = ""
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if rel != "" && strings.HasPrefix(name, ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if name == ProjectMarker {
+			markers = append(markers, parentDir(rel))
+			return nil
+		}
+		if !d.Type().IsRegular() || !isNotePath(rel) {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		seen[rel] = fileStamp{fi.Size(), fi.ModTime()}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("scan vault: %w", err)
+	}
+	ps := newProjectSet(v.root, markers)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.projects = ps
+	v.cat.sync(v.root, seen)
+	v.scannedAt = time.Now()
+	return nil
+}
+
+// rescanEvery bounds how stale the catalog and project list may be when an
+// operation looks at the whole vault.
+const rescanEvery = 2 * time.Second
+
+// rescanIfStale rescans when the last scan is older than d: the cheap way
+// to see notes and markers people added by hand, until the watcher exists.
+func (v *Vault) rescanIfStale(d time.Duration) error {
+	v.mu.Lock()
+	stale := time.Since(v.scannedAt) > d
+	v.mu.Unlock()
+	if !stale {
+		return nil
+	}
+	return v.rescan()
+}
+
+func (v *Vault) projectSet() *projectSet {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.projects
+}

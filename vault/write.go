@@ -1,0 +1,254 @@
+package vault
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"gopkg.in/yaml.v3"
+)
+
+// LinkSpec is a typed edge given when a note is created.
+type LinkSpec struct {
+	Type    string `json:"type"`
+	To      string `json:"to,omitempty"`      // an existing note (ref)
+	ToTitle string `json:"toTitle,omitempty"` // a title, possibly of a note not written yet
+}
+
+// CreateArgs are create_note's arguments.
+type CreateArgs struct {
+	Project string
+	Body    string
+	Path    string // destination folder, inside the project
+	Type    string
+	Tags    []string
+	Links   []LinkSpec
+}
+
+// Written is what a write returns.
+type Written struct {
+	ID           string `json:"id"`
+	Path         string `json:"path"`
+	Title        string `json:"title"`
+	Project      string `json:"project,omitempty"`
+	VersionToken string `json:"versionToken"`
+	Unchanged    bool   `json:"unchanged,omitempty"`
+}
+
+var (
+	typeRE     = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}_-]{0,63}$`)
+	linkTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+func checkBody(arg, body string) error {
+	if err := validText(arg, body); err != nil {
+		return err
+	}
+	if len(body) > MaxNoteBytes {
+		return argErr(arg, "is %d bytes; a note holds at most %d bytes (1 MiB)", len(body), MaxNoteBytes)
+	}
+	return nil
+}
+
+func checkTags(tags []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for i, t := range tags {
+		if err := validText("tags", t); err != nil {
+			return nil, err
+		}
+		t = strings.TrimPrefix(strings.TrimSpace(t), "#")
+		if t == "" || strings.ContainsAny(t, " ,[]{}:\n\t") || len(t) > 100 {
+			return nil, argErr("tags", "tag %d (%q) must be one word of at most 100 bytes, without spaces, commas or brackets", i+1, tags[i])
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// CreateNote writes a new shared note (class user-doc) in a project. Its
+// title is the body's leading # H1 and its file name is that title.
+func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
+	if err := checkBody("body", a.Body); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Body) == "" {
+		return nil, argErr("body", "is empty; it must start with a # Title line")
+	}
+	if bytes.HasPrefix(bytes.TrimLeft([]byte(a.Body), "\r\n"), []byte("---")) {
+		return nil, argErr("body", "starts with a frontmatter block; give type and tags as arguments instead (the server writes the frontmatter)")
+	}
+	title := TitleOf([]byte(a.Body))
+	if title == "" {
+		return nil, argErr("body", "has no leading level-1 heading: its first line must be '# Title'")
+	}
+	if a.Type != "" && !typeRE.MatchString(a.Type) {
+		return nil, argErr("type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
+	}
+	tags, err := checkTags(a.Tags)
+	if err != nil {
+		return nil, err
+	}
+	pr, folder, err := v.destination(c, a.Project, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	links, err := v.linkNodes(c, pr, a.Links)
+	if err != nil {
+		return nil, err
+	}
+	p := strings.TrimPrefix(folder+"/"+FileName(title), "/")
+	if err := v.noSymlinks("path", p); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(v.abs(p)); err == nil {
+		existing := ""
+		v.mu.Lock()
+		if e := v.cat.entries[p]; e != nil {
+			existing = " (id " + e.ID + ")"
+		}
+		v.mu.Unlock()
+		return nil, argErr("body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
+	}
+	n := &Note{Path: p, ID: NewID(), Body: []byte(ensureNewline(a.Body))}
+	if err := n.SetKey("id", StrNode(n.ID)); err != nil {
+		return nil, err
+	}
+	if a.Type != "" {
+		n.SetKey("type", StrNode(a.Type))
+	}
+	if len(tags) > 0 {
+		n.SetKey("tags", ListNode(tags))
+	}
+	n.SetKey("created", StrNode(time.Now().UTC().Format(time.RFC3339)))
+	if links != nil {
+		n.SetKey("links", links)
+	}
+	content := n.Render()
+	hash, err := v.commit(c, fmt.Sprintf("Create %s", p), n.ID, []gitstore.Change{{
+		Path: p, Content: content, CheckVersion: true, ExpectVersion: "", RequireClean: true,
+	}})
+	if err != nil {
+		var ce *gitstore.ConflictError
+		var de *gitstore.DirtyError
+		if errors.As(err, &ce) || errors.As(err, &de) {
+			return nil, argErr("body", "a note titled %q was created at %s at the same moment; choose another title", title, p)
+		}
+		return nil, fmt.Errorf("create %s: %w", p, err)
+	}
+	return &Written{ID: n.ID, Path: p, Title: title, Project: pr.Handle, VersionToken: hash}, nil
+}
+
+// destination finds the project and folder a new note goes to, checking
+// write access on the project that will own it.
+func (v *Vault) destination(c Caller, project, path string) (*Project, string, error) {
+	folder, err := cleanRel("path", path)
+	if err != nil {
+		return nil, "", err
+	}
+	if strings.HasSuffix(folder, ".md") {
+		return nil, "", argErr("path", "%q is the destination folder, not a file name (the file name comes from the title)", path)
+	}
+	var pr *Project
+	switch {
+	case project != "":
+		if pr, _, err = v.project(c, "project", project); err != nil {
+			return nil, "", err
+		}
+		if pr.Dir != "" && folder != pr.Dir && !strings.HasPrefix(folder, pr.Dir+"/") {
+			if folder, err = cleanRel("path", pr.Dir+"/"+folder); err != nil {
+				return nil, "", err
+			}
+		}
+	case folder != "":
+		if pr = v.projectSet().of(folder); pr == nil {
+			return nil, "", argErr("path", "%q is not inside any project; pass project (get_my_projects lists them)", path)
+		}
+	default:
+		ps, err := v.Projects(c)
+		if err != nil {
+			return nil, "", err
+		}
+		var writable []string
+		for _, p := range ps {
+			if p.Access == "write" {
+				writable = append(writable, p.Handle)
+			}
+		}
+		if len(writable) != 1 {
+			return nil, "", argErr("project", "is required: you can write to %d projects (get_my_projects lists them)", len(writable))
+		}
+		pr, _, _ = v.project(c, "project", writable[0])
+		folder = pr.Dir
+	}
+	if top, _, _ := strings.Cut(folder, "/"); top == PeopleDir || top == BanksDir {
+		return nil, "", argErr("path", "%q is private memory; create_note writes shared notes", path)
+	}
+	owner := v.projectSet().of(folder)
+	if owner == nil || (owner != pr && !strings.HasPrefix(owner.Dir+"/", pr.Dir+"/")) {
+		return nil, "", argErr("path", "%q is not inside project %s", path, pr.Handle)
+	}
+	if r := v.roleAt(c, folder+"/x.md"); r < RoleWrite {
+		if r == RoleNone {
+			return nil, "", argErr("path", "%q is not inside an accessible project", path)
+		}
+		return nil, "", fmt.Errorf("%w: your access to project %s is read-only", ErrForbidden, owner.Handle)
+	}
+	if fi, err := os.Lstat(v.abs(folder)); err == nil && !fi.IsDir() {
+		return nil, "", argErr("path", "%q is a file, not a folder", path)
+	}
+	return owner, folder, nil
+}
+
+// linkNodes checks typed links and renders them for the frontmatter as
+// {type, to: "[[Title]]"}, the form people write by hand.
+func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec) (*yaml.Node, error) {
+	if len(links) == 0 {
+		return nil, nil
+	}
+	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for i, l := range links {
+		arg := fmt.Sprintf("links[%d]", i)
+		if !linkTypeRE.MatchString(l.Type) {
+			return nil, argErr(arg+".type", "%q must be a lower-case word like depends_on", l.Type)
+		}
+		if (l.To == "") == (l.ToTitle == "") {
+			return nil, argErr(arg, "give exactly one of to (an existing note) or toTitle (a title)")
+		}
+		target := l.ToTitle
+		if l.To != "" {
+			p, err := v.resolve(c, arg+".to", l.To)
+			if err != nil {
+				return nil, err
+			}
+			if tp := v.projectSet().of(parentDir(p)); tp == nil || tp.Space() != pr.Space() {
+				return nil, argErr(arg+".to", "%q is in another space; links stay within one space", l.To)
+			}
+			v.mu.Lock()
+			target = v.cat.entries[p].Title
+			v.mu.Unlock()
+		} else if err := validText(arg+".toTitle", target); err != nil || strings.ContainsAny(target, "[]|\n") {
+			return nil, argErr(arg+".toTitle", "%q must be a plain title (no brackets, '|' or line breaks)", target)
+		}
+		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
+		m.Content = append(m.Content, StrNode("type"), StrNode(l.Type), StrNode("to"),
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: "[[" + target + "]]"})
+		seq.Content = append(seq.Content, m)
+	}
+	return seq, nil
+}
+
+func ensureNewline(s string) string {
+	if !strings.HasSuffix(s, "\n") {
+		return s + "\n"
+	}
+	return s
+}
