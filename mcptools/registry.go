@@ -80,17 +80,15 @@ func (r *Registry) Get(name string) *Tool { return r.tools[name] }
 // MCPTool is the tool's definition as tools/list shows it: all four
 // annotations set explicitly (a vault is a closed world).
 func (t *Tool) MCPTool() mcp.Tool {
-	return mcp.NewTool(t.Name,
-		mcp.WithDescription(t.Description),
-		mcp.WithRawInputSchema(json.RawMessage(t.Schema)),
-		mcp.WithToolAnnotation(mcp.ToolAnnotation{
-			Title:           t.Title,
-			ReadOnlyHint:    mcp.ToBoolPtr(t.ReadOnly),
-			DestructiveHint: mcp.ToBoolPtr(t.Destructive),
-			IdempotentHint:  mcp.ToBoolPtr(t.Idempotent),
-			OpenWorldHint:   mcp.ToBoolPtr(false),
-		}),
-	)
+	tool := mcp.NewToolWithRawSchema(t.Name, t.Description, json.RawMessage(t.Schema))
+	tool.Annotations = mcp.ToolAnnotation{
+		Title:           t.Title,
+		ReadOnlyHint:    mcp.ToBoolPtr(t.ReadOnly),
+		DestructiveHint: mcp.ToBoolPtr(t.Destructive),
+		IdempotentHint:  mcp.ToBoolPtr(t.Idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(false),
+	}
+	return tool
 }
 
 // Instructions are sent at initialize: the working order the seed recommends.

@@ -115,4 +115,3 @@ func (v *Vault) ProjectList() ([]*Project, []string, error) {
 
 // AccessConfig returns access.yaml as it is now.
 func (v *Vault) AccessConfig() (*Access, error) { return v.accessNow() }
-

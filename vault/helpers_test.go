@@ -1,0 +1,70 @@
+package vault
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	owner   = Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+	camille = Caller{Principal: "camille", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+	sam     = Caller{Principal: "sam", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+)
+
+// sampleVault makes a fresh vault from sample-vault/ in a temp dir.
+func sampleVault(t testing.TB) (*Vault, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "vault")
+	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v, dir
+}
+
+func gitOut(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func commitCount(t testing.TB, dir string) string {
+	return gitOut(t, dir, "rev-list", "--count", "HEAD")
+}
+
+// unchanged asserts HEAD and the work tree are exactly as before.
+func unchanged(t testing.TB, dir, head string) {
+	t.Helper()
+	if now := gitOut(t, dir, "rev-parse", "HEAD"); now != head {
+		t.Fatalf("HEAD moved from %s to %s", head, now)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("work tree changed:\n%s", st)
+	}
+}
+
+func fsck(t testing.TB, dir string) {
+	t.Helper()
+	gitOut(t, dir, "fsck", "--strict", "--no-progress")
+}
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
