@@ -40,11 +40,11 @@ func TestFrontmatterRoundTripKeepsOrderCommentsAndBody(t *testing.T) {
 
 func TestTitleAndOutline(t *testing.T) {
 	cases := map[string]string{
-		"# Title\nx":             "Title",
-		"\n\n#   Spaced   #\n":   "Spaced",
-		"Intro\n# Late":          "",
-		"## Two\n":               "",
-		"#NoSpace\n":             "",
+		"# Title\nx":              "Title",
+		"\n\n#   Spaced   #\n":    "Spaced",
+		"Intro\n# Late":           "",
+		"## Two\n":                "",
+		"#NoSpace\n":              "",
 		"```\n# code\n```\n# T\n": "",
 	}
 	for body, want := range cases {

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var bin string
+
+// TestMain builds the real binary once; every test drives it as a person
+// would, through its command line.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cairn-cli-")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "cairn")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs cairn and returns stdout; it fails the test when the exit status
+// is not the one wanted.
+func run(t *testing.T, wantOK bool, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "CAIRN_VAULT=")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if (err == nil) != wantOK {
+		t.Fatalf("cairn %s: err=%v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestInitTokenProjectAccessTranscript(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "notes")
+	out, _ := run(t, true, "init", "--from", "../../sample-vault", "--owner", "me", v)
+	if !strings.Contains(out, "Initialised a new vault") || !strings.Contains(out, "62 notes") {
+		t.Fatalf("init said: %s", out)
+	}
+	if git(t, v, "rev-list", "--count", "HEAD") != "1" || git(t, v, "status", "--porcelain") != "" {
+		t.Fatal("init must make exactly one commit and leave the tree clean")
+	}
+	if !strings.Contains(git(t, v, "show", "HEAD:.cairn/access.yaml"), "owner: me") {
+		t.Fatal("--owner not recorded")
+	}
+	if strings.Contains(git(t, v, "ls-files"), ".cairn/secrets") {
+		t.Fatal("secrets are tracked")
+	}
+
+	tok, errOut := run(t, true, "token", "create", "--vault", v, "--principal", "laptop-agent", "--scope", "write")
+	tok = strings.TrimSpace(tok)
+	if !strings.HasPrefix(tok, "cairn_pat_") || strings.Contains(tok, "\n") || !strings.Contains(errOut, "not shown again") {
+		t.Fatalf("token create printed %q / %q", tok, errOut)
+	}
+	secrets := filepath.Join(v, ".cairn/secrets/tokens.json")
+	fi, err := os.Stat(secrets)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("tokens file mode: %v %v", fi.Mode(), err)
+	}
+	if data, _ := os.ReadFile(secrets); strings.Contains(string(data), tok) {
+		t.Fatal("the token itself is stored")
+	}
+	list, _ := run(t, true, "token", "list", "--vault", v)
+	if !strings.Contains(list, "laptop-agent") || strings.Contains(list, tok) {
+		t.Fatalf("token list: %s", list)
+	}
+	id := strings.Fields(strings.Split(list, "\n")[1])[0]
+	run(t, true, "token", "revoke", "--vault", v, id)
+	if list, _ := run(t, true, "token", "list", "--vault", v); strings.Contains(list, "laptop-agent") {
+		t.Fatal("revoked token still listed")
+	}
+	run(t, false, "token", "create", "--vault", v, "--principal", "x", "--scope", "admin")
+	run(t, false, "token", "list")
+
+	out, _ = run(t, true, "project", "create", "--vault", v, "acme/research", "--name", "Research")
+	if !strings.Contains(out, "acme/research") {
+		t.Fatalf("project create: %s", out)
+	}
+	run(t, false, "project", "create", "--vault", v, "acme/research")
+	run(t, false, "project", "create", "--vault", v, "Bad Handle")
+	if got := git(t, v, "log", "-1", "--format=%(trailers:key=Cairn-Actor,valueonly,separator=)"); got != "human" {
+		t.Fatalf("project commit actor: %q", got)
+	}
+	run(t, true, "access", "grant", "--vault", v, "--principal", "colleague", "--project", "acme/research", "--role", "write")
+	if !strings.Contains(git(t, v, "show", "HEAD:.cairn/access.yaml"), "acme/research: write") {
+		t.Fatal("grant not committed")
+	}
+	run(t, false, "access", "grant", "--vault", v, "--principal", "colleague", "--project", "nope", "--role", "write")
+	run(t, false, "access", "grant", "--vault", v, "--principal", "colleague", "--project", "acme", "--role", "admin")
+	git(t, v, "fsck", "--strict")
+	if git(t, v, "status", "--porcelain") != "" {
+		t.Fatal("tree not clean")
+	}
+}
+
+func TestInitAdoptsAnExistingRepositoryWithoutTouchingNotes(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, "Note.md"), []byte("# Note\n\nno frontmatter, no id\n"), 0o644)
+	git(t, dir, "add", "-A")
+	git(t, dir, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "mine")
+	before := git(t, dir, "rev-parse", "HEAD:Note.md")
+	out, _ := run(t, true, "init", dir)
+	if !strings.Contains(out, "Adopted") {
+		t.Fatalf("init: %s", out)
+	}
+	if git(t, dir, "rev-list", "--count", "HEAD") != "2" {
+		t.Fatal("adoption must be one commit")
+	}
+	if git(t, dir, "rev-parse", "HEAD:Note.md") != before {
+		t.Fatal("adoption changed a note")
+	}
+	changed := git(t, dir, "diff", "--name-only", "HEAD~1", "HEAD")
+	if changed != ".cairn/access.yaml\n.cairn/config.yaml\n.gitignore" {
+		t.Fatalf("adoption touched: %q", changed)
+	}
+	run(t, false, "init", dir) // already a vault
+}
+
+func TestTrashTranscript(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", "--from", "../../sample-vault", v)
+	// Delete through the server (the only agent path), then act as a person.
+	srv := startStdio(t, v)
+	srv.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_note","arguments":{"ref":"[[Pricing]]"}}}`, `"trashId"`)
+	srv.stop()
+	list, _ := run(t, true, "trash", "list", "--vault", v)
+	if !strings.Contains(list, "acme/launch/Pricing.md") {
+		t.Fatalf("trash list: %s", list)
+	}
+	id := strings.Fields(strings.Split(list, "\n")[1])[0]
+	run(t, false, "trash", "restore", "--vault", v, "NOPE")
+	out, _ := run(t, true, "trash", "restore", "--vault", v, id)
+	if !strings.Contains(out, "restored acme/launch/Pricing.md") {
+		t.Fatalf("restore: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(v, "acme/launch/Pricing.md")); err != nil {
+		t.Fatal(err)
+	}
+	srv = startStdio(t, v)
+	srv.call(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_note","arguments":{"ref":"[[Pricing]]"}}}`, `"trashId"`)
+	srv.stop()
+	out, _ = run(t, true, "trash", "empty", "--vault", v)
+	if !strings.Contains(out, "emptied 1 notes") {
+		t.Fatalf("empty: %s", out)
+	}
+	if list, _ := run(t, true, "trash", "list", "--vault", v); strings.Count(list, "\n") != 1 {
+		t.Fatalf("trash not empty: %s", list)
+	}
+	if !strings.Contains(git(t, v, "log", "--all", "--format=%s"), "Delete acme/launch/Pricing.md") {
+		t.Fatal("history lost the deletion")
+	}
+	git(t, v, "fsck", "--strict")
+}
+
+func TestSecondServeFailsFastAndNoAuthStaysOnLoopback(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", v)
+	srv := startStdio(t, v)
+	defer srv.stop()
+	start := time.Now()
+	_, errOut := run(t, false, "serve", "--vault", v)
+	if !strings.Contains(errOut, "already serving this vault") {
+		t.Fatalf("second serve said: %s", errOut)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("second serve did not fail fast")
+	}
+	_, errOut = run(t, false, "serve", "--vault", v, "--http", "0.0.0.0:0", "--no-auth")
+	if !strings.Contains(errOut, "loopback") {
+		t.Fatalf("--no-auth on 0.0.0.0: %s", errOut)
+	}
+	_, errOut = run(t, false, "serve")
+	if !strings.Contains(errOut, "--vault is required") {
+		t.Fatalf("no vault: %s", errOut)
+	}
+}
+
+type stdioServer struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startStdio(t *testing.T, vaultDir string) *stdioServer {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--vault", vaultDir)
+	in, _ := cmd.StdinPipe()
+	outp, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &stdioServer{cmd: cmd, in: in, out: bufio.NewReader(outp)}
+	s.call(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}`, `"serverInfo"`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s
+}
+
+func (s *stdioServer) call(t *testing.T, msg, want string) string {
+	t.Helper()
+	fmt.Fprintln(s.in, msg)
+	line, err := s.out.ReadString('\n')
+	if err != nil || !strings.Contains(line, want) {
+		t.Fatalf("sent %s\ngot %s (%v)", msg, line, err)
+	}
+	return line
+}
+
+func (s *stdioServer) stop() {
+	s.in.Close()
+	s.cmd.Wait()
+}
