@@ -26,10 +26,17 @@ const NOTE_BODY = '# E2E note\n\nHello from the TypeScript client.';
 const HEX40 = /^[0-9a-f]{40}$/;
 
 const SUITE_TIMEOUT = 120_000;
+// Per request: a server that never answers fails fast instead of at the
+// SDK's 60 s default.
+const REQUEST = { timeout: 15_000 };
 
 /** Calls a tool; returns the result (which may carry isError). */
 function call(client, name, args = {}) {
-  return client.callTool({ name, arguments: args });
+  return client.callTool({ name, arguments: args }, undefined, REQUEST);
+}
+
+function listTools(client) {
+  return client.listTools(undefined, REQUEST);
 }
 
 /** Calls a tool and asserts it succeeded; returns its structured payload. */
@@ -66,7 +73,7 @@ function fullAccessFlow(open, { principal = 'owner' } = {}) {
   });
 
   it('lists the gateway tools, each with all four annotations as booleans', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await listTools(client);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of GATEWAY_TOOLS) {
       assert.ok(byName.has(name), `tool ${name} missing from tools/list: ${[...byName.keys()].join(', ')}`);
@@ -183,15 +190,25 @@ function fullAccessFlow(open, { principal = 'owner' } = {}) {
 }
 
 describe('stdio: local owner, no token', { timeout: SUITE_TIMEOUT }, () => {
-  let vault;
-  before(async () => {
-    vault = await makeVault();
+  // One hook pair: the server process must have exited (it writes its
+  // caches on the way out) before its vault is removed.
+  fullAccessFlow(async () => {
+    const vault = await makeVault();
+    let session;
+    try {
+      session = await connectStdio(vault.vault);
+    } catch (err) {
+      await vault.cleanup();
+      throw err;
+    }
+    return {
+      client: session.client,
+      close: async () => {
+        await session.close();
+        await vault.cleanup();
+      },
+    };
   });
-  after(async () => {
-    await vault?.cleanup();
-  });
-
-  fullAccessFlow(() => connectStdio(vault.vault));
 });
 
 describe('Streamable HTTP', { timeout: SUITE_TIMEOUT }, () => {
@@ -235,7 +252,7 @@ describe('Streamable HTTP', { timeout: SUITE_TIMEOUT }, () => {
     });
 
     it('lists the read tools and none of the write tools', async () => {
-      const { tools } = await client.listTools();
+      const { tools } = await listTools(client);
       const names = tools.map((t) => t.name);
       for (const name of READ_TOOLS) assert.ok(names.includes(name), `${name} missing: ${names.join(', ')}`);
       for (const name of WRITE_TOOLS) assert.ok(!names.includes(name), `${name} listed for a read token`);

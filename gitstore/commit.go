@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"os"
@@ -236,7 +237,6 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	if err := s.updateIndex(req.Changes, blobs); err != nil {
 		return "", fmt.Errorf("commit %s made, but the git index was not updated (run `git reset` in the vault): %w", commitHash, err)
 	}
-	s.versions = s.versions.clone()
 	s.versions.head = commitHash
 	for _, c := range req.Changes {
 		if c.Delete {
@@ -260,7 +260,19 @@ func (s *Store) diskMatches(path string, committed plumbing.Hash) (bool, error) 
 	if committed.IsZero() {
 		return false, nil
 	}
-	return plumbing.ComputeHash(plumbing.BlobObject, data) == committed, nil
+	return blobHash(data) == committed, nil
+}
+
+// blobHash is git's object id of a blob. crypto/sha1 is several times
+// faster than go-git's collision-detecting hasher, and the content here is
+// our own file, compared with our own commit.
+func blobHash(data []byte) plumbing.Hash {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	var out plumbing.Hash
+	copy(out[:], h.Sum(nil))
+	return out
 }
 
 // editTree returns the hash of the tree at h with the changes applied,

@@ -2,6 +2,8 @@ package gitstore
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,33 +18,8 @@ import (
 // paths only, leaving whatever else a person staged alone, so `git status`
 // in the vault stays clean. Written through index.lock like git does.
 func (s *Store) updateIndex(changes []Change, blobs map[string]plumbing.Hash) error {
-	idx, err := s.repo.Storer.Index()
-	if err != nil {
-		return fmt.Errorf("read index: %w", err)
-	}
-	for _, c := range changes {
-		if c.Delete {
-			idx.Remove(c.Path)
-			continue
-		}
-		e, err := idx.Entry(c.Path)
-		if err != nil {
-			e = idx.Add(c.Path)
-		}
-		e.Hash = blobs[c.Path]
-		if e.Mode != filemode.Executable {
-			e.Mode = filemode.Regular
-		}
-		e.Stage = 0 // merged; go-git's index.Merged constant is 1, which git reads as a conflict stage
-		if fi, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(c.Path))); err == nil {
-			e.Size = uint32(fi.Size())
-			e.ModifiedAt = fi.ModTime()
-			fillStat(e, fi)
-		}
-	}
-	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
-	idx.Cache = nil // the cached tree extension would be stale
-	lock := filepath.Join(s.gitDir, "index.lock")
+	indexPath := filepath.Join(s.gitDir, "index")
+	lock := indexPath + ".lock"
 	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		if os.IsExist(err) {
@@ -50,24 +27,89 @@ func (s *Store) updateIndex(changes []Change, blobs map[string]plumbing.Hash) er
 		}
 		return err
 	}
-	bw := bufio.NewWriter(f)
-	if err := index.NewEncoder(bw).Encode(idx); err != nil {
-		f.Close()
-		os.Remove(lock)
-		return fmt.Errorf("encode index: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
+	fail := func(err error) error {
 		f.Close()
 		os.Remove(lock)
 		return err
+	}
+	updates := make([]indexUpdate, 0, len(changes))
+	for _, c := range changes {
+		u := indexUpdate{name: c.Path, hash: blobs[c.Path], del: c.Delete}
+		if !c.Delete {
+			if fi, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(c.Path))); err == nil {
+				u.fi = fi
+			}
+		}
+		updates = append(updates, u)
+	}
+	var out []byte
+	data, err := os.ReadFile(indexPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		out, err = spliceIndex(emptyIndex(), updates)
+	case err == nil:
+		out, err = spliceIndex(data, updates)
+		if errors.Is(err, errIndexFallback) {
+			out, err = s.encodeIndexSlow(updates)
+		}
+	}
+	if err != nil {
+		return fail(fmt.Errorf("update index: %w", err))
+	}
+	if _, err := f.Write(out); err != nil {
+		return fail(err)
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(lock)
 		return err
 	}
-	if err := os.Rename(lock, filepath.Join(s.gitDir, "index")); err != nil {
+	if err := os.Rename(lock, indexPath); err != nil {
 		os.Remove(lock)
 		return err
 	}
 	return nil
+}
+
+// emptyIndex is a version 2 index with no entries (its checksum is
+// recomputed by spliceIndex).
+func emptyIndex() []byte {
+	return append([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00"), make([]byte, 20)...)
+}
+
+// encodeIndexSlow is the go-git path, for index formats spliceIndex leaves
+// alone (version 4, split index).
+func (s *Store) encodeIndexSlow(updates []indexUpdate) ([]byte, error) {
+	idx, err := s.repo.Storer.Index()
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	for _, u := range updates {
+		if u.del {
+			idx.Remove(u.name)
+			continue
+		}
+		e, err := idx.Entry(u.name)
+		if err != nil {
+			e = idx.Add(u.name)
+		}
+		e.Hash = u.hash
+		if e.Mode != filemode.Executable {
+			e.Mode = filemode.Regular
+		}
+		e.Stage = 0 // merged; go-git's index.Merged constant is 1, which git reads as a conflict stage
+		if u.fi != nil {
+			e.Size = uint32(u.fi.Size())
+			e.ModifiedAt = u.fi.ModTime()
+			fillStat(e, u.fi)
+		}
+	}
+	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
+	idx.Cache = nil // the cached tree extension would be stale
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	if err := index.NewEncoder(bw).Encode(idx); err != nil {
+		return nil, fmt.Errorf("encode index: %w", err)
+	}
+	bw.Flush()
+	return buf.Bytes(), nil
 }

@@ -160,10 +160,13 @@ func (s *Store) Refresh() ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	before := s.versions
+	if before != nil {
+		before = before.clone()
+	}
 	if err := s.refreshLocked(); err != nil {
 		return nil, err
 	}
-	if before == s.versions {
+	if before != nil && before.head == s.versions.head {
 		return nil, nil
 	}
 	return before.changedPaths(s.versions), nil

@@ -184,3 +184,25 @@ func TestConcurrentCommitsAllLand(t *testing.T) {
 	}
 	runGit(t, dir, "fsck", "--strict")
 }
+
+func TestIndexKeepsWhatAPersonStagedAndHandlesVersion4(t *testing.T) {
+	s, dir := newStore(t)
+	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "a.md", Content: []byte("a\n")})
+	os.WriteFile(filepath.Join(dir, "staged.md"), []byte("staged by hand\n"), 0o644)
+	runGit(t, dir, "add", "staged.md")
+	commit(t, s, "agent", Change{Path: "b/c.md", Content: []byte("c\n")}, Change{Path: "a.md", Delete: true})
+	if got := runGit(t, dir, "diff", "--cached", "--name-status"); got != "A\tstaged.md" {
+		t.Fatalf("the person's staged file: %q", got)
+	}
+	if got := runGit(t, dir, "status", "--porcelain"); got != "A  staged.md" {
+		t.Fatalf("status: %q", got)
+	}
+	runGit(t, dir, "reset", "-q", "staged.md")
+	os.Remove(filepath.Join(dir, "staged.md"))
+	runGit(t, dir, "update-index", "--index-version", "4")
+	commit(t, s, "v4", Change{Path: "b/d.md", Content: []byte("d\n")})
+	if got := runGit(t, dir, "status", "--porcelain"); got != "" {
+		t.Fatalf("status after a commit on a version 4 index: %q", got)
+	}
+	runGit(t, dir, "fsck", "--strict")
+}

@@ -19,6 +19,7 @@ type catalog struct {
 	file    string
 	entries map[string]*catEntry // by path
 	byID    map[string]string
+	byName  map[string]map[string]bool // lower-cased title or alias → paths
 	dirty   bool
 }
 
@@ -38,7 +39,7 @@ type catalogFile struct {
 }
 
 func loadCatalog(file string) *catalog {
-	c := &catalog{file: file, entries: map[string]*catEntry{}, byID: map[string]string{}}
+	c := &catalog{file: file, entries: map[string]*catEntry{}, byID: map[string]string{}, byName: map[string]map[string]bool{}}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c
@@ -50,6 +51,7 @@ func loadCatalog(file string) *catalog {
 	for p, e := range cf.Entries {
 		c.entries[p] = e
 		c.byID[e.ID] = p
+		c.indexNames(p, e, true)
 	}
 	return c
 }
@@ -89,12 +91,35 @@ func (c *catalog) sync(root string, seen map[string]fileStamp) {
 }
 
 func (c *catalog) put(n *Note, st fileStamp) {
-	if old, ok := c.entries[n.Path]; ok && c.byID[old.ID] == n.Path {
-		delete(c.byID, old.ID)
+	if old, ok := c.entries[n.Path]; ok {
+		if c.byID[old.ID] == n.Path {
+			delete(c.byID, old.ID)
+		}
+		c.indexNames(n.Path, old, false)
 	}
-	c.entries[n.Path] = &catEntry{ID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Size: st.size, Mtime: st.mtime}
+	e := &catEntry{ID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Size: st.size, Mtime: st.mtime}
+	c.entries[n.Path] = e
 	c.byID[n.ID] = n.Path
+	c.indexNames(n.Path, e, true)
 	c.dirty = true
+}
+
+// indexNames adds (or removes) a note's title and aliases to the name index.
+func (c *catalog) indexNames(p string, e *catEntry, add bool) {
+	for _, name := range append([]string{e.Title}, e.Aliases...) {
+		k := strings.ToLower(name)
+		if add {
+			if c.byName[k] == nil {
+				c.byName[k] = map[string]bool{}
+			}
+			c.byName[k][p] = true
+		} else if m := c.byName[k]; m != nil {
+			delete(m, p)
+			if len(m) == 0 {
+				delete(c.byName, k)
+			}
+		}
+	}
 }
 
 // update re-reads one path after a write (or notices it is gone).
@@ -118,6 +143,7 @@ func (c *catalog) remove(p string) {
 		if c.byID[e.ID] == p {
 			delete(c.byID, e.ID)
 		}
+		c.indexNames(p, e, false)
 		delete(c.entries, p)
 		c.dirty = true
 	}
@@ -127,15 +153,12 @@ func (c *catalog) remove(p string) {
 // t, exactly first and then ignoring case.
 func (c *catalog) byTitle(t string) []string {
 	var exact, folded []string
-	for p, e := range c.entries {
-		names := append([]string{e.Title}, e.Aliases...)
-		for _, n := range names {
+	for p := range c.byName[strings.ToLower(t)] {
+		e := c.entries[p]
+		folded = append(folded, p)
+		for _, n := range append([]string{e.Title}, e.Aliases...) {
 			if n == t {
 				exact = append(exact, p)
-				break
-			}
-			if strings.EqualFold(n, t) {
-				folded = append(folded, p)
 				break
 			}
 		}

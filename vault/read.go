@@ -55,7 +55,6 @@ func (v *Vault) lookup(c Caller, arg, ref string) (string, error) {
 		}
 		return "", ErrNotFound
 	}
-	cands := v.cat.byTitle(ref)
 	v.mu.Unlock()
 	// A path, with or without .md.
 	if strings.Contains(ref, "/") || strings.HasSuffix(ref, ".md") {
@@ -69,6 +68,9 @@ func (v *Vault) lookup(c Caller, arg, ref string) (string, error) {
 			}
 		}
 	}
+	v.mu.Lock()
+	cands := v.cat.byTitle(ref)
+	v.mu.Unlock()
 	var ok []string
 	for _, p := range cands {
 		if readable(p) {

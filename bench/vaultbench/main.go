@@ -1,0 +1,282 @@
+// Command vaultbench measures the foundation's figures on a generated vault:
+// open cold and warm, create_note / edit_note / get_note through MCP over
+// loopback HTTP from one client, and the git command line committing one
+// file in the same repository, for the ratio.
+//
+//	go run ./bench/vaultbench -notes 10000 -folders 100
+//
+// The vault is generated with `git fast-import` (one commit per note, so the
+// history has as many commits as notes) into a temporary folder.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/mcptools"
+	"github.com/cairn-dev/cairn/vault"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+func main() {
+	notes := flag.Int("notes", 10000, "notes (and commits) in the generated vault")
+	folders := flag.Int("folders", 100, "folders they are spread over")
+	words := flag.Int("words", 300, "words per note")
+	writes := flag.Int("writes", 300, "create_note and edit_note calls each")
+	reads := flag.Int("reads", 2000, "get_note calls")
+	gitRuns := flag.Int("git", 50, "git add + git commit runs for the baseline")
+	keep := flag.String("dir", "", "generate here and keep it (default: a temporary folder, removed)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the MCP calls to this file")
+	flag.Parse()
+
+	dir := *keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "cairn-bench-")
+		must(err)
+		defer os.RemoveAll(tmp)
+		dir = filepath.Join(tmp, "vault")
+	}
+	t0 := time.Now()
+	paths := generate(dir, *notes, *folders, *words)
+	fmt.Printf("generated %d notes in %d folders, %d commits, in %v\n\n", len(paths), *folders, *notes, time.Since(t0).Round(time.Millisecond))
+
+	// Open cold: no derived state at all.
+	os.RemoveAll(filepath.Join(dir, vault.CacheDir))
+	t0 = time.Now()
+	v, err := vault.Open(dir, vault.Options{Exclusive: true})
+	must(err)
+	cold := time.Since(t0)
+	must(v.Close())
+	t0 = time.Now()
+	v, err = vault.Open(dir, vault.Options{Exclusive: true})
+	must(err)
+	warm := time.Since(t0)
+
+	// Serve over loopback HTTP, one client.
+	srv := mcptools.NewServer(v, mcptools.NewRegistry(), "bench")
+	tokens := mcptools.NewTokenStore(dir)
+	tok, _, err := tokens.Create(mcptools.TokenRecord{Principal: "owner", Scope: "write"})
+	must(err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(err)
+	hs := &http.Server{Handler: mcptools.HTTPHandler(srv, tokens, mcptools.HTTPOptions{})}
+	go hs.Serve(ln)
+	c, err := client.NewStreamableHttpClient("http://"+ln.Addr().String()+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tok}))
+	must(err)
+	ctx := context.Background()
+	must(c.Start(ctx))
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "vaultbench", Version: "1"}
+	_, err = c.Initialize(ctx, init)
+	must(err)
+
+	rng := rand.New(rand.NewSource(2))
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		must(err)
+		must(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
+	}
+	var created []string
+	createLat := timeN(*writes, func(i int) {
+		var w vault.Written
+		call(c, "create_note", map[string]any{"project": "space", "path": fmt.Sprintf("space/f%03d", i%*folders),
+			"body": fmt.Sprintf("# Bench created %d\n\n%s\n", i, text(rng, *words))}, &w)
+		created = append(created, w.ID)
+	})
+	createTotal := sum(createLat)
+	var note vault.NoteView
+	call(c, "get_note", map[string]any{"ref": created[0]}, &note)
+	token := note.VersionToken
+	editLat := timeN(*writes, func(i int) {
+		var w vault.Written
+		call(c, "edit_note", map[string]any{"ref": created[0], "versionToken": token, "operation": "append", "content": fmt.Sprintf("Line %d.", i)}, &w)
+		token = w.VersionToken
+	})
+	getLat := timeN(*reads, func(i int) {
+		var n vault.NoteView
+		call(c, "get_note", map[string]any{"ref": paths[rng.Intn(len(paths))]}, &n)
+	})
+	// get_note without the transport: the vault's own cost.
+	owner := vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite, Tool: "bench"}
+	getDirect := timeN(*reads, func(i int) {
+		_, err := v.GetNote(owner, paths[rng.Intn(len(paths))], false, "")
+		must(err)
+	})
+	pprof.StopCPUProfile()
+	c.Close()
+	hs.Close()
+	must(v.Close())
+
+	// git CLI baseline: the same commit (one file) in the same repository.
+	gitLat := timeN(*gitRuns, func(i int) {
+		p := fmt.Sprintf("space/f%03d/git-baseline-%d.md", i%*folders, i)
+		must(os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprintf("# Git baseline %d\n\n%s\n", i, text(rng, *words))), 0o644))
+		gitRun(dir, "add", "--", p)
+		gitRun(dir, "commit", "-q", "-m", "baseline", "--", p)
+	})
+	gitRun(dir, "fsck", "--no-progress")
+
+	fmt.Printf("| figure | measured | goal |\n|---|---|---|\n")
+	fmt.Printf("| open cold (version map built, catalog scanned) | %v | ≤ 5 s |\n", cold.Round(time.Millisecond))
+	fmt.Printf("| open warm (map and catalog loaded) | %v | ≤ 0.5 s |\n", warm.Round(time.Millisecond))
+	fmt.Printf("| create_note p50 / p99 (MCP, HTTP) | %v / %v | p50 ≤ 15 ms |\n", pct(createLat, 50), pct(createLat, 99))
+	fmt.Printf("| edit_note p50 / p99 (MCP, HTTP) | %v / %v | p50 ≤ 15 ms |\n", pct(editLat, 50), pct(editLat, 99))
+	fmt.Printf("| sustained writes/s, one client (creates) | %.0f | ≥ 60 |\n", float64(len(createLat))/createTotal.Seconds())
+	fmt.Printf("| sustained writes/s, one client (edits) | %.0f | ≥ 60 |\n", float64(len(editLat))/sum(editLat).Seconds())
+	fmt.Printf("| get_note p50 / p99 (MCP, HTTP) | %v / %v | p50 ≤ 1 ms |\n", pct(getLat, 50), pct(getLat, 99))
+	fmt.Printf("| get_note p50 / p99 (vault, no transport) | %v / %v | |\n", pct(getDirect, 50), pct(getDirect, 99))
+	fmt.Printf("| git add + git commit of one file, p50 / p99 | %v / %v | |\n", pct(gitLat, 50), pct(gitLat, 99))
+	fmt.Printf("| cairn write p50 / git CLI p50 | create %.2f×, edit %.2f× | |\n",
+		float64(pct(createLat, 50))/float64(pct(gitLat, 50)), float64(pct(editLat, 50))/float64(pct(gitLat, 50)))
+}
+
+func call(c *client.Client, name string, args map[string]any, out any) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(context.Background(), req)
+	must(err)
+	if res.IsError {
+		panic(fmt.Sprintf("%s: %v", name, res.Content))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	must(json.Unmarshal(b, out))
+}
+
+func timeN(n int, f func(i int)) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		t := time.Now()
+		f(i)
+		out[i] = time.Since(t)
+	}
+	return out
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := (len(s)*p + 99) / 100
+	if i > 0 {
+		i--
+	}
+	return s[i].Round(10 * time.Microsecond)
+}
+
+func sum(d []time.Duration) time.Duration {
+	var t time.Duration
+	for _, x := range d {
+		t += x
+	}
+	return t
+}
+
+var vocab = func() []string {
+	rng := rand.New(rand.NewSource(1))
+	syl := []string{"ka", "lo", "mi", "ne", "ru", "ta", "ve", "so", "pi", "da", "gre", "str", "on", "el", "ix", "ar"}
+	out := make([]string, 3000)
+	for i := range out {
+		var b strings.Builder
+		for j := 0; j < 2+rng.Intn(3); j++ {
+			b.WriteString(syl[rng.Intn(len(syl))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}()
+
+func text(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			if i%12 == 0 {
+				b.WriteString(".\n")
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(vocab[rng.Intn(len(vocab))])
+	}
+	return b.String()
+}
+
+// generate writes the vault with git fast-import: a first commit with the
+// vault's settings and a project marker, then one commit per note.
+func generate(dir string, notes, folders, words int) []string {
+	must(os.MkdirAll(dir, 0o755))
+	gitRun(dir, "init", "-q", "-b", "main")
+	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
+	in, err := cmd.StdinPipe()
+	must(err)
+	cmd.Stderr = os.Stderr
+	must(cmd.Start())
+	w := bufio.NewWriterSize(in, 1<<20)
+	rng := rand.New(rand.NewSource(3))
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	mark := 0
+	commit := func(msg string, files map[string]string) {
+		var paths []string
+		for p := range files {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		mark++
+		fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter bench <bench@cairn.local> %d +0000\ndata %d\n%s\n", mark, when, len(msg), msg)
+		if mark > 1 {
+			fmt.Fprintf(w, "from :%d\n", mark-1)
+		}
+		for _, p := range paths {
+			fmt.Fprintf(w, "M 100644 inline \"%s\"\ndata %d\n%s\n", p, len(files[p]), files[p])
+		}
+		when += 60
+	}
+	commit("vault settings", map[string]string{
+		".gitignore":                  ".cairn/cache/\n.cairn/secrets/\n",
+		".cairn/config.yaml":          "format: 1\nlanguage: en\n",
+		".cairn/access.yaml":          "owner: owner\n",
+		"space/" + vault.ProjectMarker: "handle: space\nname: Space\n",
+	})
+	var paths []string
+	for i := 0; i < notes-1; i++ {
+		p := fmt.Sprintf("space/f%03d/Note %05d.md", i%folders, i)
+		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d, bench]\n---\n# Note %05d\n\n%s\n", vault.NewID(), i%50, i, text(rng, words))
+		commit(fmt.Sprintf("note %d", i), map[string]string{p: body})
+		paths = append(paths, p)
+	}
+	w.Flush()
+	in.Close()
+	must(cmd.Wait())
+	gitRun(dir, "reset", "-q", "--hard", "main")
+	return paths
+}
+
+func gitRun(dir string, args ...string) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@cairn.local", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@cairn.local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("git %v: %v\n%s", args, err, out))
+	}
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

@@ -1,0 +1,172 @@
+package gitstore
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"os"
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// errIndexFallback says the index uses a feature spliceIndex does not
+// handle (version 4 path compression, a split index); the caller then goes
+// through go-git's decoder, which is correct but an order of magnitude
+// slower (it reads every field of every entry through reflection).
+var errIndexFallback = errors.New("index format needs the full decoder")
+
+// indexUpdate is one path's new entry, or a removal when del is set.
+type indexUpdate struct {
+	name string
+	hash plumbing.Hash
+	fi   os.FileInfo
+	del  bool
+}
+
+// spliceIndex rewrites a version 2 or 3 git index, replacing or removing
+// the entries of the given paths and copying every other entry's bytes as
+// they are. The cache-tree extension (stale now) and offset tables are
+// dropped; git rebuilds them when it needs them.
+func spliceIndex(data []byte, updates []indexUpdate) ([]byte, error) {
+	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
+		return nil, errIndexFallback
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version != 2 && version != 3 {
+		return nil, errIndexFallback
+	}
+	count := int(binary.BigEndian.Uint32(data[8:12]))
+	type span struct {
+		name       []byte
+		start, end int
+	}
+	entries := make([]span, 0, count)
+	off := 12
+	body := data[:len(data)-20]
+	for i := 0; i < count; i++ {
+		if off+62 > len(body) {
+			return nil, errors.New("index: truncated entry")
+		}
+		flags := binary.BigEndian.Uint16(body[off+60 : off+62])
+		hdr := 62
+		if flags&0x4000 != 0 {
+			if version < 3 {
+				return nil, errors.New("index: extended flag in version 2")
+			}
+			hdr += 2
+		}
+		nameStart := off + hdr
+		nlen := int(flags & 0xFFF)
+		if nlen == 0xFFF {
+			j := bytes.IndexByte(body[nameStart:], 0)
+			if j < 0 {
+				return nil, errors.New("index: unterminated name")
+			}
+			nlen = j
+		}
+		entryLen := hdr + nlen
+		padded := (entryLen + 8) &^ 7
+		if off+padded > len(body) {
+			return nil, errors.New("index: truncated name")
+		}
+		entries = append(entries, span{name: body[nameStart : nameStart+nlen], start: off, end: off + padded})
+		off += padded
+	}
+	// Extensions: keep resolve-undo, drop the rest that is optional;
+	// a required (lower-case) one means a format this splice cannot keep.
+	var exts []byte
+	for off < len(body) {
+		if off+8 > len(body) {
+			return nil, errors.New("index: truncated extension")
+		}
+		sig := body[off : off+4]
+		size := int(binary.BigEndian.Uint32(body[off+4 : off+8]))
+		if off+8+size > len(body) {
+			return nil, errors.New("index: truncated extension")
+		}
+		if sig[0] < 'A' || sig[0] > 'Z' {
+			return nil, errIndexFallback
+		}
+		if string(sig) == "REUC" {
+			exts = append(exts, body[off:off+8+size]...)
+		}
+		off += 8 + size
+	}
+
+	sort.Slice(updates, func(i, j int) bool { return updates[i].name < updates[j].name })
+	replaced := make(map[string]bool, len(updates))
+	for _, u := range updates {
+		replaced[u.name] = true
+	}
+	out := bytes.NewBuffer(make([]byte, 0, len(data)+256))
+	out.Write(data[:12])
+	n, ui := 0, 0
+	emit := func(u indexUpdate) {
+		if !u.del {
+			out.Write(encodeEntry(u))
+			n++
+		}
+	}
+	for _, e := range entries {
+		for ui < len(updates) && updates[ui].name < string(e.name) {
+			emit(updates[ui])
+			ui++
+		}
+		if replaced[string(e.name)] {
+			continue // every stage of a replaced path goes; its update follows in order
+		}
+		out.Write(data[e.start:e.end])
+		n++
+	}
+	for ; ui < len(updates); ui++ {
+		emit(updates[ui])
+	}
+	out.Write(exts)
+	res := out.Bytes()
+	binary.BigEndian.PutUint32(res[8:12], uint32(n))
+	sum := sha1.Sum(res)
+	return append(res, sum[:]...), nil
+}
+
+// encodeEntry renders one stage-0 entry of a regular file.
+func encodeEntry(u indexUpdate) []byte {
+	var b [62]byte
+	var ctime, mtime [2]uint32
+	var dev, ino, uid, gid uint32
+	size := uint32(0)
+	if u.fi != nil {
+		m := u.fi.ModTime()
+		mtime = [2]uint32{uint32(m.Unix()), uint32(m.Nanosecond())}
+		ctime = mtime
+		size = uint32(u.fi.Size())
+		if c, d, i, u2, g, ok := statFields(u.fi); ok {
+			ctime, dev, ino, uid, gid = c, d, i, u2, g
+		}
+	}
+	be := binary.BigEndian
+	be.PutUint32(b[0:], ctime[0])
+	be.PutUint32(b[4:], ctime[1])
+	be.PutUint32(b[8:], mtime[0])
+	be.PutUint32(b[12:], mtime[1])
+	be.PutUint32(b[16:], dev)
+	be.PutUint32(b[20:], ino)
+	mode := uint32(0o100644)
+	if u.fi != nil && u.fi.Mode()&0o111 != 0 {
+		mode = 0o100755
+	}
+	be.PutUint32(b[24:], mode)
+	be.PutUint32(b[28:], uid)
+	be.PutUint32(b[32:], gid)
+	be.PutUint32(b[36:], size)
+	copy(b[40:60], u.hash[:])
+	nlen := len(u.name)
+	if nlen > 0xFFF {
+		nlen = 0xFFF
+	}
+	be.PutUint16(b[60:], uint16(nlen))
+	entry := append(b[:], u.name...)
+	padded := (len(entry) + 8) &^ 7
+	return append(entry, make([]byte, padded-len(entry))...)
+}
