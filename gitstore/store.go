@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5"
@@ -131,7 +132,19 @@ func (s *Store) branchRef() (plumbing.ReferenceName, error) {
 }
 
 // headHash is the commit HEAD names, or ZeroHash on an unborn branch.
+// It is on every read's path, so the common case (HEAD a symbolic ref to a
+// loose branch ref) reads the two files directly; go-git's resolver,
+// which walks the path through its chroot helper, takes the rest.
 func (s *Store) headHash() (plumbing.Hash, error) {
+	if head, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD")); err == nil {
+		if target, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok && strings.HasPrefix(target, "refs/heads/") && !strings.Contains(target, "..") {
+			if ref, err := os.ReadFile(filepath.Join(s.gitDir, filepath.FromSlash(target))); err == nil {
+				if h := strings.TrimSpace(string(ref)); plumbing.IsHash(h) {
+					return plumbing.NewHash(h), nil
+				}
+			}
+		}
+	}
 	ref, err := s.repo.Reference(plumbing.HEAD, true)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil

@@ -248,9 +248,9 @@ func generate(dir string, notes, folders, words int) []string {
 		when += 60
 	}
 	commit("vault settings", map[string]string{
-		".gitignore":                  ".cairn/cache/\n.cairn/secrets/\n",
-		".cairn/config.yaml":          "format: 1\nlanguage: en\n",
-		".cairn/access.yaml":          "owner: owner\n",
+		".gitignore":                   ".cairn/cache/\n.cairn/secrets/\n",
+		".cairn/config.yaml":           "format: 1\nlanguage: en\n",
+		".cairn/access.yaml":           "owner: owner\n",
 		"space/" + vault.ProjectMarker: "handle: space\nname: Space\n",
 	})
 	var paths []string

@@ -97,9 +97,13 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		return err
 	case <-ctx.Done():
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Requests in flight (a write is one commit, milliseconds) finish; an
+	// idle event stream a client keeps open does not hold the exit up.
+	shut, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	hs.Shutdown(shut)
+	if hs.Shutdown(shut) != nil {
+		hs.Close()
+	}
 	return nil
 }
 
