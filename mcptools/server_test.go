@@ -362,7 +362,44 @@ func TestEveryToolDeclaresAllFourAnnotations(t *testing.T) {
 	}
 }
 
-func TestMain(m *testing.M) {
-	m.Run()
-	_ = fmt.Sprint
+func TestFiftyConcurrentClientsCreatingNotesAllLand(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	before, _ := exec.Command("git", "-C", ts.dir, "rev-list", "--count", "HEAD").Output()
+	tok := ts.token(t, "owner", "write")
+	clients := make([]*client.Client, 50)
+	for i := range clients {
+		clients[i] = ts.client(t, tok)
+	}
+	errs := make(chan error, len(clients))
+	for i, c := range clients {
+		go func(i int, c *client.Client) {
+			res, err := callTool(t, c, "create_note", map[string]any{"project": "acme/launch", "path": "load", "body": fmt.Sprintf("# Client %d\n\nfrom client %d", i, i)})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("client %d: %s", i, text(res))
+			}
+			errs <- err
+		}(i, c)
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, _ := exec.Command("git", "-C", ts.dir, "rev-list", "--count", "HEAD").Output()
+	var b, a int
+	fmt.Sscan(string(before), &b)
+	fmt.Sscan(string(after), &a)
+	if a != b+50 {
+		t.Fatalf("want 50 new commits, got %d", a-b)
+	}
+	files, _ := filepath.Glob(filepath.Join(ts.dir, "acme/launch/load/*.md"))
+	if len(files) != 50 {
+		t.Fatalf("want 50 notes on disk, found %d", len(files))
+	}
+	if out, err := exec.Command("git", "-C", ts.dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Fatalf("fsck: %v\n%s", err, out)
+	}
+	if out, _ := exec.Command("git", "-C", ts.dir, "status", "--porcelain").Output(); len(out) != 0 {
+		t.Fatalf("status not clean:\n%s", out)
+	}
 }

@@ -170,7 +170,7 @@ func (v *Vault) destination(c Caller, project, path string) (*Project, string, e
 		}
 	case folder != "":
 		if pr = v.projectSet().of(folder); pr == nil {
-			return nil, "", argErr("path", "%q is not inside any project; pass project (get_my_projects lists them)", path)
+			return nil, "", argErr("path", "%q is not inside a project you can write to (get_my_projects lists yours)", path)
 		}
 	default:
 		ps, err := v.Projects(c)
@@ -198,7 +198,7 @@ func (v *Vault) destination(c Caller, project, path string) (*Project, string, e
 	}
 	if r := v.roleAt(c, folder+"/x.md"); r < RoleWrite {
 		if r == RoleNone {
-			return nil, "", argErr("path", "%q is not inside an accessible project", path)
+			return nil, "", argErr("path", "%q is not inside a project you can write to (get_my_projects lists yours)", path)
 		}
 		return nil, "", fmt.Errorf("%w: your access to project %s is read-only", ErrForbidden, owner.Handle)
 	}

@@ -234,3 +234,31 @@ func (s *stdioServer) stop() {
 	s.in.Close()
 	s.cmd.Wait()
 }
+
+func TestStdioWithAReadTokenHidesWriteTools(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", "--from", "../../sample-vault", v)
+	tok, _ := run(t, true, "token", "create", "--vault", v, "--principal", "camille", "--scope", "read")
+	cmd := exec.Command(bin, "serve", "--vault", v, "--token", strings.TrimSpace(tok))
+	in, _ := cmd.StdinPipe()
+	outp, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &stdioServer{cmd: cmd, in: in, out: bufio.NewReader(outp)}
+	s.call(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, `"serverInfo"`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	list := s.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `"get_note"`)
+	if strings.Contains(list, `"create_note"`) {
+		t.Fatal("a read token sees create_note over stdio")
+	}
+	who := s.call(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`, `camille`)
+	if !strings.Contains(who, `\"ceiling\":\"read\"`) {
+		t.Fatalf("whoami: %s", who)
+	}
+	s.stop()
+	_, errOut := run(t, false, "serve", "--vault", v, "--token", "cairn_pat_bad_bad")
+	if !strings.Contains(errOut, "--token") {
+		t.Fatalf("bad token: %s", errOut)
+	}
+}

@@ -22,6 +22,7 @@ type serveOptions struct {
 	http     string
 	noAuth   bool
 	toolsets []string
+	token    string
 }
 
 func serveCmd() *cobra.Command {
@@ -40,6 +41,7 @@ func serveCmd() *cobra.Command {
 	c.Flags().StringVar(&o.http, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8787) instead of stdio")
 	c.Flags().BoolVar(&o.noAuth, "no-auth", false, "HTTP test mode: serve the local owner without a token (loopback addresses only)")
 	c.Flags().StringSliceVar(&o.toolsets, "toolsets", nil, "stdio: narrow the owner's toolsets (gateway,treaisure,hindsight)")
+	c.Flags().StringVar(&o.token, "token", os.Getenv("CAIRN_TOKEN"), "stdio: act as this token's principal, ceiling and toolsets instead of the owner (default $CAIRN_TOKEN)")
 	return c
 }
 
@@ -50,6 +52,9 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	}
 	if o.noAuth && o.http == "" {
 		return errors.New("--no-auth applies to --http only (stdio already serves the local owner)")
+	}
+	if o.token != "" && o.http != "" && os.Getenv("CAIRN_TOKEN") != o.token {
+		return errors.New("--token applies to stdio only (over HTTP each client sends its own bearer token)")
 	}
 	for _, t := range o.toolsets {
 		if !contains(mcptools.AllToolsets, t) {
@@ -75,6 +80,13 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	go persistEvery(ctx, v, 30*time.Second)
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
 	owner := mcptools.OwnerIdentity(v.Owner(), o.toolsets)
+	if ln == nil && o.token != "" {
+		rec, err := mcptools.NewTokenStore(v.Root()).Verify(o.token)
+		if err != nil {
+			return fmt.Errorf("--token: %w", err)
+		}
+		owner = mcptools.IdentityOf(rec)
+	}
 	if ln == nil {
 		fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", v.Root(), owner.Principal)
 		return mcptools.ServeStdio(ctx, srv, owner, os.Stdin, os.Stdout)
