@@ -62,26 +62,9 @@ func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 	default:
 		return nil, argErr("operation", "%q is not one of append, prepend, replace, replaceSection, findReplace", a.Operation)
 	}
-	p, err := v.resolve(c, "ref", a.Ref)
+	p, cur, data, err := v.forWrite(c, a.Ref, a.VersionToken)
 	if err != nil {
 		return nil, err
-	}
-	if v.roleAt(c, p) < RoleWrite {
-		return nil, fmt.Errorf("%w: you may read %s but not change it", ErrForbidden, p)
-	}
-	if err := v.flushHuman(p); err != nil {
-		return nil, err
-	}
-	cur, _, err := v.store.Version(p)
-	if err != nil {
-		return nil, err
-	}
-	if cur != a.VersionToken {
-		return nil, &ConflictError{Ref: a.Ref, Current: cur, Reason: "the note changed since that versionToken"}
-	}
-	data, err := readFileNoFollow(v.abs(p))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
 	n := ParseNote(p, data)
 	if err := n.FrontmatterError(); err != nil {
@@ -116,6 +99,38 @@ func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 		return nil, v.conflictOr(a.Ref, p, err)
 	}
 	return &Written{ID: n.ID, Path: p, Title: n.Title, VersionToken: hash, Project: v.projectHandle(p)}, nil
+}
+
+// forWrite is the common start of a write to an existing note: resolve the
+// ref, check write access, commit any edit made on disk first, check the
+// versionToken (when given) and read the file. It returns the path, the
+// current version and the content.
+func (v *Vault) forWrite(c Caller, ref, versionToken string) (string, string, []byte, error) {
+	p, err := v.resolve(c, "ref", ref)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if v.roleAt(c, p) < RoleWrite {
+		return "", "", nil, fmt.Errorf("%w: you may read %s but not change it", ErrForbidden, p)
+	}
+	if err := v.flushHuman(p); err != nil {
+		return "", "", nil, err
+	}
+	cur, ok, err := v.store.Version(p)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if !ok {
+		return "", "", nil, notFound("ref", fmt.Sprintf("no note %q is accessible", ref))
+	}
+	if versionToken != "" && versionToken != cur {
+		return "", "", nil, &ConflictError{Ref: ref, Current: cur, Reason: "the note changed since that versionToken"}
+	}
+	data, err := readFileNoFollow(v.abs(p))
+	if err != nil {
+		return "", "", nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return p, cur, data, nil
 }
 
 // conflictOr turns a lost compare-and-swap race into a ConflictError.

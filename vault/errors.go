@@ -9,9 +9,12 @@ import (
 type ArgError struct {
 	Arg string
 	Msg string
+	Err error // a sentinel such as ErrNotFound, for errors.Is
 }
 
 func (e *ArgError) Error() string { return fmt.Sprintf("argument %s: %s", e.Arg, e.Msg) }
+
+func (e *ArgError) Unwrap() error { return e.Err }
 
 func argErr(arg, format string, a ...any) error {
 	return &ArgError{Arg: arg, Msg: fmt.Sprintf(format, a...)}
@@ -37,21 +40,10 @@ var ErrNotFound = errors.New("not found")
 // write it (a read-only membership or a read token).
 var ErrForbidden = errors.New("forbidden")
 
-// notFound wraps ErrNotFound with the argument that named the missing thing.
+// notFound is an ArgError that wraps ErrNotFound.
 func notFound(arg, what string) error {
-	return &ArgError{Arg: arg, Msg: fmt.Sprintf("%s: %v", what, ErrNotFound)}
+	return &ArgError{Arg: arg, Msg: fmt.Sprintf("%s: %v", what, ErrNotFound), Err: ErrNotFound}
 }
 
 // IsNotFound reports whether err says something was not found.
-func IsNotFound(err error) bool {
-	var ae *ArgError
-	if errors.As(err, &ae) {
-		return errors.Is(err, ErrNotFound) || containsNotFound(ae.Msg)
-	}
-	return errors.Is(err, ErrNotFound)
-}
-
-func containsNotFound(s string) bool {
-	n := ErrNotFound.Error()
-	return len(s) >= len(n) && s[len(s)-len(n):] == n
-}
+func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -24,6 +24,7 @@ type InitResult struct {
 	Adopted bool   // an existing git repository was adopted
 	Commit  string // the commit Init made ("" if there was nothing to commit)
 	Notes   int    // notes in the vault
+	Owner   string // the owner principal
 }
 
 const defaultConfig = `# cairn vault settings (committed with the vault). See docs/vault-format.md.
@@ -125,7 +126,7 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	if err != nil && err != gitstore.ErrNothingToCommit {
 		return nil, fmt.Errorf("first commit: %w", err)
 	}
-	res.Commit = h
+	res.Commit, res.Owner = h, a.Owner
 	if res.Adopted {
 		paths, _ := store.Paths()
 		res.Notes = 0

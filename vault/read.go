@@ -279,7 +279,7 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 				return nil, err
 			}
 		}
-		if own := v.projectSet().of(dir); own == nil || (own != pr && !strings.HasPrefix(own.Dir, pr.Dir)) {
+		if own := v.projectSet().of(dir); own == nil || (own != pr && !strings.HasPrefix(own.Dir+"/", pr.Dir+"/")) {
 			return nil, argErr("path", "%q is not inside project %s", a.Path, pr.Handle)
 		}
 	}

@@ -44,29 +44,9 @@ func (v *Vault) DeleteNote(c Caller, ref, versionToken string) (*Deleted, error)
 	if versionToken != "" && !isHex40(versionToken) {
 		return nil, argErr("versionToken", "%q is not a versionToken (40 hex digits from get_note)", versionToken)
 	}
-	p, err := v.resolve(c, "ref", ref)
+	p, cur, data, err := v.forWrite(c, ref, versionToken)
 	if err != nil {
 		return nil, err
-	}
-	if v.roleAt(c, p) < RoleWrite {
-		return nil, fmt.Errorf("%w: you may read %s but not delete it", ErrForbidden, p)
-	}
-	if err := v.flushHuman(p); err != nil {
-		return nil, err
-	}
-	cur, ok, err := v.store.Version(p)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, notFound("ref", fmt.Sprintf("no note %q is accessible", ref))
-	}
-	if versionToken != "" && versionToken != cur {
-		return nil, &ConflictError{Ref: ref, Current: cur, Reason: "the note changed since that versionToken"}
-	}
-	data, err := readFileNoFollow(v.abs(p))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
 	n := ParseNote(p, data)
 	e := TrashEntry{TrashID: NewID(), Path: p, NoteID: n.ID, Title: n.Title, DeletedBy: c.Principal,

@@ -29,10 +29,11 @@ func demoCmd() *cobra.Command {
 				}
 				dir = filepath.Join(d, "vault")
 			}
-			if _, err := vault.Init(dir, vault.InitOptions{From: from}); err != nil {
+			res, err := vault.Init(dir, vault.InitOptions{From: from})
+			if err != nil {
 				return err
 			}
-			token, _, err := mcptools.NewTokenStore(dir).Create(mcptools.TokenRecord{Principal: "owner", Scope: "write", Toolsets: mcptools.AllToolsets, Name: "demo"})
+			token, _, err := mcptools.NewTokenStore(dir).Create(mcptools.TokenRecord{Principal: res.Owner, Scope: "write", Toolsets: mcptools.AllToolsets, Name: "demo"})
 			if err != nil {
 				return err
 			}
