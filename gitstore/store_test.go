@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,6 +204,73 @@ func TestIndexKeepsWhatAPersonStagedAndHandlesVersion4(t *testing.T) {
 	commit(t, s, "v4", Change{Path: "b/d.md", Content: []byte("d\n")})
 	if got := runGit(t, dir, "status", "--porcelain"); got != "" {
 		t.Fatalf("status after a commit on a version 4 index: %q", got)
+	}
+	runGit(t, dir, "fsck", "--strict")
+}
+
+// TestRandomCommitsKeepTreeIndexAndVersionsExact drives many random
+// multi-path commits (creates, edits, deletes, nested folders appearing and
+// emptying) and checks after each that the index equals the commit's tree,
+// the work tree is clean, and every version equals `git log -1 -- path`.
+func TestRandomCommitsKeepTreeIndexAndVersionsExact(t *testing.T) {
+	s, dir := newStore(t)
+	commit(t, s, "ignore", Change{Path: ".gitignore", Content: []byte(".cairn/\n")})
+	rng := rand.New(rand.NewSource(7))
+	live := map[string]bool{}
+	names := []string{"a.md", "b.md", "x/c.md", "x/y/d.md", "x/y/e.md", "z/f.md", "x/g.md", "Ünïcode é.md", "sp ace/h.md"}
+	for round := 0; round < 60; round++ {
+		var changes []Change
+		used := map[string]bool{}
+		for k := 0; k < 1+rng.Intn(3); k++ {
+			p := names[rng.Intn(len(names))]
+			if used[p] {
+				continue
+			}
+			used[p] = true
+			if live[p] && rng.Intn(3) == 0 {
+				changes = append(changes, Change{Path: p, Delete: true})
+				delete(live, p)
+			} else {
+				changes = append(changes, Change{Path: p, Content: []byte(fmt.Sprintf("round %d %s\n", round, p))})
+				live[p] = true
+			}
+		}
+		if _, err := s.Commit(CommitRequest{Author: Signature{"r", "r@x"}, Message: fmt.Sprint(round), Changes: changes}); err != nil && !errors.Is(err, ErrNothingToCommit) {
+			t.Fatal(err)
+		}
+		if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+			t.Fatalf("round %d: status\n%s", round, st)
+		}
+		index := runGit(t, dir, "ls-files", "-s")
+		tree := runGit(t, dir, "ls-tree", "-r", "--format=%(objectmode) %(objectname) 0\t%(path)", "HEAD")
+		if index != tree {
+			t.Fatalf("round %d: index\n%s\ntree\n%s", round, index, tree)
+		}
+	}
+	for _, f := range strings.Split(runGit(t, dir, "-c", "core.quotepath=off", "ls-files"), "\n") {
+		v, ok, _ := s.Version(f)
+		if want := runGit(t, dir, "log", "-1", "--format=%H", "--", f); !ok || v != want {
+			t.Fatalf("%s: version %s, git %s", f, v, want)
+		}
+	}
+	// History and reading back an older revision.
+	hist, err := s.FileHistory("a.md", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Fields(runGit(t, dir, "log", "--first-parent", "--format=%H", "--", "a.md"))
+	if len(hist) == 0 || len(hist) > len(want) {
+		t.Fatalf("history: %d entries, git has %d", len(hist), len(want))
+	}
+	for i, h := range hist {
+		if h.Hash != want[i] {
+			t.Fatalf("history[%d] = %s, git %s", i, h.Hash, want[i])
+		}
+		if data, err := s.ReadAt(h.Hash, "a.md"); err == nil {
+			if got := runGit(t, dir, "show", h.Hash+":a.md"); got != strings.TrimSpace(string(data)) {
+				t.Fatalf("ReadAt %s: %q vs git %q", h.Hash, data, got)
+			}
+		}
 	}
 	runGit(t, dir, "fsck", "--strict")
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/cairn-dev/cairn/mcptools"
@@ -40,6 +41,9 @@ func demoCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			self, _ := os.Executable()
+			if strings.Contains(self, "go-build") { // started by go run
+				self = "go run ./cmd/cairn"
+			}
 			return serve(ctx, serveOptions{vault: dir, http: addr}, func(a string) {
 				fmt.Printf(`
 cairn demo vault: %[1]s  (a git repository: try git -C %[1]s log)
