@@ -132,6 +132,8 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 		return "", err
 	}
 	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
+	b := &batch{}
+	defer b.abort()
 	blobs := map[string]plumbing.Hash{}
 	unchanged := map[string]bool{} // written with the content it already had
 	changed := false
@@ -167,7 +169,7 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 			}
 			continue
 		}
-		h, err := writeLooseObject(s.gitDir, plumbing.BlobObject, c.Content)
+		h, err := s.stageObject(b, plumbing.BlobObject, c.Content)
 		if err != nil {
 			return "", fmt.Errorf("commit: write blob for %s: %w", c.Path, err)
 		}
@@ -185,7 +187,7 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	if tree != nil {
 		rootHash = tree.Hash
 	}
-	newRoot, err := s.editTree(w, rootHash, req.Changes, blobs)
+	newRoot, err := s.editTree(w, b, rootHash, req.Changes, blobs)
 	if err != nil {
 		return "", fmt.Errorf("commit: build tree: %w", err)
 	}
@@ -203,38 +205,70 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	if !head.IsZero() {
 		commit.ParentHashes = []plumbing.Hash{head}
 	}
-	commitHash, err := writeEncoded(s.gitDir, commit)
+	commitHash, err := s.writeEncoded(b, commit)
 	if err != nil {
 		return "", fmt.Errorf("commit: write commit: %w", err)
 	}
 
-	// Work tree.
-	for _, c := range req.Changes {
-		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
-		if c.Delete {
-			if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
-				return "", fmt.Errorf("commit: remove %s: %w", c.Path, err)
-			}
-			removeEmptyParents(s.dir, filepath.Dir(full))
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return "", fmt.Errorf("commit: %w", err)
-		}
-		if err := WriteFileAtomic(full, c.Content, 0o644); err != nil {
-			return "", fmt.Errorf("commit: write %s: %w", c.Path, err)
-		}
-	}
-
+	// Locks first (git's order: the index, then the branch), so that a git
+	// process holding either makes this commit fail before anything changes.
 	branch, err := s.branchRef()
 	if err != nil {
 		return "", err
 	}
-	subject, _, _ := strings.Cut(req.Message, "\n")
-	if err := s.updateRef(branch, head, commitHash, sig, subject); err != nil {
+	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index")
+	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if err := s.updateIndex(req.Changes, blobs); err != nil {
+	defer idxLock.release()
+	refLock, err := s.lockRef(branch, head)
+	if err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	defer refLock.release()
+
+	// Work tree: new contents are staged beside the objects and synced with
+	// them; deletions happen once everything is in place.
+	for _, c := range req.Changes {
+		if c.Delete {
+			continue
+		}
+		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return "", fmt.Errorf("commit: %w", err)
+		}
+		perm := os.FileMode(0o644)
+		if fi, err := os.Stat(full); err == nil {
+			perm = fi.Mode().Perm()
+		}
+		if err := b.stage(filepath.Dir(full), "."+filepath.Base(full)+".cairn-tmp-", full, c.Content, perm); err != nil {
+			return "", fmt.Errorf("commit: write %s: %w", c.Path, err)
+		}
+	}
+	if err := b.flush(); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	for _, c := range req.Changes {
+		if !c.Delete {
+			continue
+		}
+		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
+		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			return "", fmt.Errorf("commit: remove %s: %w", c.Path, err)
+		}
+		removeEmptyParents(s.dir, filepath.Dir(full))
+	}
+
+	subject, _, _ := strings.Cut(req.Message, "\n")
+	if err := refLock.commit([]byte(commitHash.String()+"\n"), true); err != nil {
+		return "", fmt.Errorf("commit: move %s: %w", branch, err)
+	}
+	s.appendReflogs(branch, head, commitHash, sig, subject)
+	idx, err := s.indexBytes(req.Changes, blobs)
+	if err == nil {
+		err = idxLock.commit(idx, false)
+	}
+	if err != nil {
 		return "", fmt.Errorf("commit %s made, but the git index was not updated (run `git reset` in the vault): %w", commitHash, err)
 	}
 	s.versions.head = commitHash
@@ -277,7 +311,7 @@ func blobHash(data []byte) plumbing.Hash {
 
 // editTree returns the hash of the tree at h with the changes applied,
 // writing every new tree object. ZeroHash means the result is empty.
-func (s *Store) editTree(w *treeWalker, h plumbing.Hash, changes []Change, blobs map[string]plumbing.Hash) (plumbing.Hash, error) {
+func (s *Store) editTree(w *treeWalker, b *batch, h plumbing.Hash, changes []Change, blobs map[string]plumbing.Hash) (plumbing.Hash, error) {
 	type sub struct{ changes []Change }
 	entries := map[string]object.TreeEntry{}
 	if !h.IsZero() {
@@ -323,7 +357,7 @@ func (s *Store) editTree(w *treeWalker, h plumbing.Hash, changes []Change, blobs
 		for _, c := range cs {
 			nb[c.Path] = blobs[name+"/"+c.Path]
 		}
-		nh, err := s.editTree(w, subHash, cs, nb)
+		nh, err := s.editTree(w, b, subHash, cs, nb)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("%s/%w", name, err)
 		}
@@ -341,7 +375,7 @@ func (s *Store) editTree(w *treeWalker, h plumbing.Hash, changes []Change, blobs
 		t.Entries = append(t.Entries, e)
 	}
 	sort.Slice(t.Entries, func(i, j int) bool { return treeSortKey(t.Entries[i]) < treeSortKey(t.Entries[j]) })
-	return writeEncoded(s.gitDir, t)
+	return s.writeEncoded(b, t)
 }
 
 // treeSortKey orders entries as git does: folders compare as "name/".
@@ -356,7 +390,7 @@ type encoder interface {
 	Encode(plumbing.EncodedObject) error
 }
 
-func writeEncoded(gitDir string, o encoder) (plumbing.Hash, error) {
+func (s *Store) writeEncoded(b *batch, o encoder) (plumbing.Hash, error) {
 	mem := &plumbing.MemoryObject{}
 	if err := o.Encode(mem); err != nil {
 		return plumbing.ZeroHash, err
@@ -369,7 +403,7 @@ func writeEncoded(gitDir string, o encoder) (plumbing.Hash, error) {
 	if _, err := buf.ReadFrom(r); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return writeLooseObject(gitDir, mem.Type(), buf.Bytes())
+	return s.stageObject(b, mem.Type(), buf.Bytes())
 }
 
 func removeEmptyParents(root, dir string) {

@@ -14,24 +14,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// updateIndex makes the git index agree with the commit for the changed
-// paths only, leaving whatever else a person staged alone, so `git status`
-// in the vault stays clean. Written through index.lock like git does.
-func (s *Store) updateIndex(changes []Change, blobs map[string]plumbing.Hash) error {
-	indexPath := filepath.Join(s.gitDir, "index")
-	lock := indexPath + ".lock"
-	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		if os.IsExist(err) {
-			return fmt.Errorf("the index is locked by another git process (%s)", lock)
-		}
-		return err
-	}
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(lock)
-		return err
-	}
+// indexBytes renders the git index updated for the changed paths only,
+// leaving whatever else a person staged alone, so `git status` in the vault
+// stays clean. Call it after the work-tree files are written: the entries
+// carry their stat data.
+func (s *Store) indexBytes(changes []Change, blobs map[string]plumbing.Hash) ([]byte, error) {
 	updates := make([]indexUpdate, 0, len(changes))
 	for _, c := range changes {
 		u := indexUpdate{name: c.Path, hash: blobs[c.Path], del: c.Delete}
@@ -42,32 +29,18 @@ func (s *Store) updateIndex(changes []Change, blobs map[string]plumbing.Hash) er
 		}
 		updates = append(updates, u)
 	}
-	var out []byte
-	data, err := os.ReadFile(indexPath)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		out, err = spliceIndex(emptyIndex(), updates)
-	case err == nil:
-		out, err = spliceIndex(data, updates)
-		if errors.Is(err, errIndexFallback) {
-			out, err = s.encodeIndexSlow(updates)
-		}
+	data, err := os.ReadFile(filepath.Join(s.gitDir, "index"))
+	if errors.Is(err, os.ErrNotExist) {
+		return spliceIndex(emptyIndex(), updates)
 	}
 	if err != nil {
-		return fail(fmt.Errorf("update index: %w", err))
+		return nil, err
 	}
-	if _, err := f.Write(out); err != nil {
-		return fail(err)
+	out, err := spliceIndex(data, updates)
+	if errors.Is(err, errIndexFallback) {
+		return s.encodeIndexSlow(updates)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(lock)
-		return err
-	}
-	if err := os.Rename(lock, indexPath); err != nil {
-		os.Remove(lock)
-		return err
-	}
-	return nil
+	return out, err
 }
 
 // emptyIndex is a version 2 index with no entries (its checksum is

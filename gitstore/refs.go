@@ -15,58 +15,96 @@ import (
 // (someone committed at the same moment); nothing was changed.
 var ErrHeadMoved = errors.New("the branch moved during the commit; try again")
 
-// updateRef moves ref from old to new the way git does: take ref.lock
-// exclusively (git's own lock, so the git command line and cairn exclude
-// each other), check the current value, write, sync, rename; then append to
-// the reflogs of the branch and HEAD so `git reflog` shows cairn's commits.
-func (s *Store) updateRef(ref plumbing.ReferenceName, old, new plumbing.Hash, who object.Signature, subject string) error {
-	path := filepath.Join(s.gitDir, filepath.FromSlash(ref.String()))
+// gitLock is a git-style lock: `<file>.lock` created exclusively, written,
+// then renamed over the file. Git takes the same locks, so the git command
+// line and cairn never update the index or a branch at the same time.
+type gitLock struct {
+	path, lock string
+	f          *os.File
+}
+
+func (s *Store) takeLock(path, what string) (*gitLock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	lock := path + ".lock"
 	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		if os.IsExist(err) {
-			return fmt.Errorf("%s is locked by another git process (remove %s if none runs)", ref, lock)
+			return nil, fmt.Errorf("%s is locked by another git process (remove %s if none runs)", what, lock)
 		}
+		return nil, err
+	}
+	return &gitLock{path: path, lock: lock, f: f}, nil
+}
+
+// commit writes data (synced when asked) and renames the lock into place.
+func (l *gitLock) commit(data []byte, sync bool) error {
+	if l.f == nil {
+		return errors.New("lock already released")
+	}
+	f := l.f
+	l.f = nil
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(l.lock)
 		return err
 	}
-	done := false
-	defer func() {
-		if !done {
+	if sync {
+		if err := f.Sync(); err != nil {
 			f.Close()
-			os.Remove(lock)
+			os.Remove(l.lock)
+			return err
 		}
-	}()
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(l.lock)
+		return err
+	}
+	if err := os.Rename(l.lock, l.path); err != nil {
+		os.Remove(l.lock)
+		return err
+	}
+	return nil
+}
+
+// release gives the lock up without writing (a no-op after commit).
+func (l *gitLock) release() {
+	if l != nil && l.f != nil {
+		l.f.Close()
+		os.Remove(l.lock)
+		l.f = nil
+	}
+}
+
+// lockRef takes ref's lock and checks that the ref still names old.
+func (s *Store) lockRef(ref plumbing.ReferenceName, old plumbing.Hash) (*gitLock, error) {
+	l, err := s.takeLock(filepath.Join(s.gitDir, filepath.FromSlash(ref.String())), ref.String())
+	if err != nil {
+		return nil, err
+	}
 	cur := plumbing.ZeroHash
 	if r, err := s.repo.Storer.Reference(ref); err == nil {
 		cur = r.Hash()
 	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return fmt.Errorf("read %s: %w", ref, err)
+		l.release()
+		return nil, fmt.Errorf("read %s: %w", ref, err)
 	}
 	if cur != old {
-		return ErrHeadMoved
+		l.release()
+		return nil, ErrHeadMoved
 	}
-	if _, err := f.WriteString(new.String() + "\n"); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(lock, path); err != nil {
-		return err
-	}
-	done = true
+	return l, nil
+}
+
+// appendReflogs records a branch move in the branch's and HEAD's reflogs, so
+// `git reflog` shows cairn's commits like anyone's.
+func (s *Store) appendReflogs(ref plumbing.ReferenceName, old, new plumbing.Hash, who object.Signature, subject string) {
 	line := fmt.Sprintf("%s %s %s <%s> %d %s\tcommit: %s\n", old, new, who.Name, who.Email,
 		who.When.Unix(), who.When.Format("-0700"), strings.ReplaceAll(subject, "\n", " "))
 	for _, log := range []string{filepath.Join(s.gitDir, "logs", filepath.FromSlash(ref.String())), filepath.Join(s.gitDir, "logs", "HEAD")} {
 		appendLine(log, line)
 	}
-	return nil
 }
 
 func appendLine(path, line string) {

@@ -32,6 +32,7 @@ func newStore(t *testing.T) (*Store, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".cairn/\n"), 0o644)
 	return s, dir
 }
@@ -273,4 +274,31 @@ func TestRandomCommitsKeepTreeIndexAndVersionsExact(t *testing.T) {
 		}
 	}
 	runGit(t, dir, "fsck", "--strict")
+}
+
+func TestAGitProcessHoldingALockMakesTheCommitFailWithoutChanges(t *testing.T) {
+	s, dir := newStore(t)
+	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "a.md", Content: []byte("a\n")})
+	head := runGit(t, dir, "rev-parse", "HEAD")
+	for _, lock := range []string{".git/index.lock", ".git/refs/heads/main.lock"} {
+		os.WriteFile(filepath.Join(dir, lock), nil, 0o644)
+		_, err := s.Commit(CommitRequest{Author: Signature{"a", "a@b"}, Message: "blocked", Changes: []Change{{Path: "a.md", Content: []byte("changed\n")}}})
+		if err == nil || !strings.Contains(err.Error(), "locked by another git process") {
+			t.Fatalf("%s held: want a lock error, got %v", lock, err)
+		}
+		if got := runGit(t, dir, "rev-parse", "HEAD"); got != head {
+			t.Fatal("HEAD moved")
+		}
+		if data, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(data) != "a\n" {
+			t.Fatalf("%s held: the work tree changed: %q", lock, data)
+		}
+		if _, err := os.Stat(filepath.Join(dir, lock)); err != nil {
+			t.Fatalf("the other process's lock %s was removed", lock)
+		}
+		os.Remove(filepath.Join(dir, lock))
+	}
+	commit(t, s, "now", Change{Path: "a.md", Content: []byte("changed\n")})
+	if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status: %s", st)
+	}
 }
