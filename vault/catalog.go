@@ -4,33 +4,33 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // catalog is what the vault knows of every note without opening it: id,
-// title, aliases, type and tags, with the size and mtime it was read at.
-// It resolves ids and titles to paths. Persisted under .cairn/cache so a
-// restart only re-reads files that changed.
+// title, aliases, type, tags and links, with the size and mtime it was read
+// at. It feeds the link graph, which resolves ids, titles, aliases and
+// paths. Persisted under .cairn/cache so a restart only re-reads the files
+// that changed.
 type catalog struct {
 	file    string
 	entries map[string]*catEntry // by path
-	byID    map[string]string
-	byName  map[string]map[string]bool // lower-cased title or alias → paths
+	graph   *wikilinks.Graph
 	dirty   bool
 }
 
 type catEntry struct {
-	ID      string    `json:"id"`
-	Title   string    `json:"title"`
-	Aliases []string  `json:"aliases,omitempty"`
-	Type    string    `json:"type,omitempty"`
-	Tags    []string  `json:"tags,omitempty"`
-	Size    int64     `json:"size"`
-	Mtime   time.Time `json:"mtime"`
+	ID      string           `json:"id"`
+	Title   string           `json:"title"`
+	Aliases []string         `json:"aliases,omitempty"`
+	Type    string           `json:"type,omitempty"`
+	Tags    []string         `json:"tags,omitempty"`
+	Links   []wikilinks.Link `json:"links,omitempty"`
+	Size    int64            `json:"size"`
+	Mtime   time.Time        `json:"mtime"`
 }
 
 type catalogFile struct {
@@ -38,29 +38,35 @@ type catalogFile struct {
 	Entries map[string]*catEntry `json:"entries"`
 }
 
+// catalogFormat changes when catEntry does; an older file is rebuilt.
+const catalogFormat = 2
+
 func loadCatalog(file string) *catalog {
-	c := &catalog{file: file, entries: map[string]*catEntry{}, byID: map[string]string{}, byName: map[string]map[string]bool{}}
+	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New()}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c
 	}
 	var cf catalogFile
-	if json.Unmarshal(data, &cf) != nil || cf.Format != 1 {
+	if json.Unmarshal(data, &cf) != nil || cf.Format != catalogFormat {
 		return c
 	}
 	for p, e := range cf.Entries {
 		c.entries[p] = e
-		c.byID[e.ID] = p
-		c.indexNames(p, e, true)
+		c.graph.Set(graphNote(p, e))
 	}
 	return c
+}
+
+func graphNote(p string, e *catEntry) wikilinks.Note {
+	return wikilinks.Note{ID: e.ID, Path: p, Title: e.Title, Aliases: e.Aliases, Links: e.Links}
 }
 
 func (c *catalog) save() error {
 	if !c.dirty {
 		return nil
 	}
-	data, err := json.Marshal(catalogFile{Format: 1, Entries: c.entries})
+	data, err := json.Marshal(catalogFile{Format: catalogFormat, Entries: c.entries})
 	if err != nil {
 		return err
 	}
@@ -82,7 +88,7 @@ func (c *catalog) sync(root string, seen map[string]fileStamp) {
 		if e, ok := c.entries[p]; ok && e.Size == st.size && e.Mtime.Equal(st.mtime) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		data, err := readFileNoFollow(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil {
 			continue
 		}
@@ -91,46 +97,22 @@ func (c *catalog) sync(root string, seen map[string]fileStamp) {
 }
 
 func (c *catalog) put(n *Note, st fileStamp) {
-	if old, ok := c.entries[n.Path]; ok {
-		if c.byID[old.ID] == n.Path {
-			delete(c.byID, old.ID)
-		}
-		c.indexNames(n.Path, old, false)
-	}
-	e := &catEntry{ID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Size: st.size, Mtime: st.mtime}
+	c.remove(n.Path)
+	e := &catEntry{ID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: n.Links(), Size: st.size, Mtime: st.mtime}
 	c.entries[n.Path] = e
-	c.byID[n.ID] = n.Path
-	c.indexNames(n.Path, e, true)
+	c.graph.Set(graphNote(n.Path, e))
 	c.dirty = true
-}
-
-// indexNames adds (or removes) a note's title and aliases to the name index.
-func (c *catalog) indexNames(p string, e *catEntry, add bool) {
-	for _, name := range append([]string{e.Title}, e.Aliases...) {
-		k := strings.ToLower(name)
-		if add {
-			if c.byName[k] == nil {
-				c.byName[k] = map[string]bool{}
-			}
-			c.byName[k][p] = true
-		} else if m := c.byName[k]; m != nil {
-			delete(m, p)
-			if len(m) == 0 {
-				delete(c.byName, k)
-			}
-		}
-	}
 }
 
 // update re-reads one path after a write (or notices it is gone).
 func (c *catalog) update(root, p string) {
 	full := filepath.Join(root, filepath.FromSlash(p))
-	fi, err := os.Stat(full)
-	if err != nil {
+	fi, err := os.Lstat(full)
+	if err != nil || !fi.Mode().IsRegular() {
 		c.remove(p)
 		return
 	}
-	data, err := os.ReadFile(full)
+	data, err := readFileNoFollow(full)
 	if err != nil {
 		c.remove(p)
 		return
@@ -139,33 +121,21 @@ func (c *catalog) update(root, p string) {
 }
 
 func (c *catalog) remove(p string) {
-	if e, ok := c.entries[p]; ok {
-		if c.byID[e.ID] == p {
-			delete(c.byID, e.ID)
-		}
-		c.indexNames(p, e, false)
-		delete(c.entries, p)
-		c.dirty = true
+	e, ok := c.entries[p]
+	if !ok {
+		return
 	}
+	if gn, ok := c.graph.Note(e.ID); ok && gn.Path == p {
+		c.graph.Remove(e.ID)
+	}
+	delete(c.entries, p)
+	c.dirty = true
 }
 
-// byTitle returns the paths whose title (or, with aliases, an alias) equals
-// t, exactly first and then ignoring case.
-func (c *catalog) byTitle(t string) []string {
-	var exact, folded []string
-	for p := range c.byName[strings.ToLower(t)] {
-		e := c.entries[p]
-		folded = append(folded, p)
-		for _, n := range append([]string{e.Title}, e.Aliases...) {
-			if n == t {
-				exact = append(exact, p)
-				break
-			}
-		}
+// pathOf is the path of a note id ("" when unknown).
+func (c *catalog) pathOf(id string) string {
+	if n, ok := c.graph.Note(id); ok {
+		return n.Path
 	}
-	if len(exact) == 0 {
-		exact = folded
-	}
-	sort.Strings(exact)
-	return exact
+	return ""
 }

@@ -35,13 +35,13 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 	if err != nil {
 		return "", err
 	}
-	v.mu.Lock()
+	v.catMu.Lock()
 	for _, ch := range changes {
 		if isNotePath(ch.Path) {
 			v.cat.update(v.root, ch.Path)
 		}
 	}
-	v.mu.Unlock()
+	v.catMu.Unlock()
 	return hash, nil
 }
 

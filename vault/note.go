@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/adrg/frontmatter"
+	"github.com/cairn-dev/cairn/wikilinks"
 	"github.com/oklog/ulid/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -266,6 +267,58 @@ func validText(arg, s string) error {
 	}
 	if strings.ContainsRune(s, 0) {
 		return argErr(arg, "contains a NUL character")
+	}
+	return nil
+}
+
+// Links are the note's links: those written in the body, then the typed
+// links of the frontmatter's `links:` list ({type, to}).
+func (n *Note) Links() []wikilinks.Link {
+	out := wikilinks.Parse(n.Body)
+	for _, l := range n.TypedLinks() {
+		out = append(out, l)
+	}
+	return out
+}
+
+// TypedLinks reads the frontmatter's `links:` list.
+func (n *Note) TypedLinks() []wikilinks.Link {
+	seq := n.key("links")
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []wikilinks.Link
+	for _, item := range seq.Content {
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		var typ, to string
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			switch item.Content[i].Value {
+			case "type":
+				typ = item.Content[i+1].Value
+			case "to":
+				to = item.Content[i+1].Value
+			}
+		}
+		target, frag := wikilinks.ParseRef(to)
+		if typ == "" || target == "" {
+			continue
+		}
+		out = append(out, wikilinks.Link{Target: target, Fragment: frag, Type: typ, Typed: true, Offset: -1})
+	}
+	return out
+}
+
+// key returns a top-level frontmatter value node, or nil.
+func (n *Note) key(k string) *yaml.Node {
+	if n.fmNode == nil {
+		return nil
+	}
+	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
+		if n.fmNode.Content[i].Value == k {
+			return n.fmNode.Content[i+1]
+		}
 	}
 	return nil
 }

@@ -61,13 +61,13 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 	}
 	ps := v.projectSet()
 	counts := map[*Project]int{}
-	v.mu.Lock()
+	v.catMu.Lock()
 	for p := range v.cat.entries {
 		if pr := ps.of(parentDir(p)); pr != nil {
 			counts[pr]++
 		}
 	}
-	v.mu.Unlock()
+	v.catMu.Unlock()
 	var out []ProjectAccess
 	for _, pr := range ps.list {
 		r := v.projectRole(c, a, pr)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // resolve turns a ref into the path of a note c can read. A ref is a note
@@ -46,44 +47,26 @@ func (v *Vault) resolve(c Caller, arg, ref string) (string, error) {
 }
 
 func (v *Vault) lookup(c Caller, arg, ref string) (string, error) {
-	readable := func(p string) bool { return v.roleAt(c, p) >= RoleRead }
-	v.mu.Lock()
-	if p, ok := v.cat.byID[ref]; ok {
-		v.mu.Unlock()
-		if readable(p) {
+	r := v.cat.graph.ResolveFor(ref, v.visibleTo(c))
+	switch r.Status {
+	case wikilinks.Resolved:
+		if p := v.cat.pathOf(r.ID); p != "" {
 			return p, nil
 		}
-		return "", ErrNotFound
-	}
-	v.mu.Unlock()
-	// A path, with or without .md.
-	if strings.Contains(ref, "/") || strings.HasSuffix(ref, ".md") {
-		p := ref
-		if !strings.HasSuffix(p, ".md") {
-			p += ".md"
+	case wikilinks.Ambiguous:
+		var paths []string
+		for _, id := range r.Candidates {
+			paths = append(paths, v.cat.pathOf(id))
 		}
-		if clean, err := cleanRel(arg, p); err == nil && isNotePath(clean) {
-			if fi, err := os.Lstat(v.abs(clean)); err == nil && fi.Mode().IsRegular() && readable(clean) {
-				return clean, nil
-			}
-		}
+		return "", argErr(arg, "%q is ambiguous: %d notes have that %s (%s); pass an id or a path", ref, len(paths), r.How, strings.Join(paths, ", "))
 	}
-	v.mu.Lock()
-	cands := v.cat.byTitle(ref)
-	v.mu.Unlock()
-	var ok []string
-	for _, p := range cands {
-		if readable(p) {
-			ok = append(ok, p)
-		}
-	}
-	switch len(ok) {
-	case 0:
-		return "", ErrNotFound
-	case 1:
-		return ok[0], nil
-	}
-	return "", argErr(arg, "%q is ambiguous: %d notes have that title or alias (%s); pass an id or a path", ref, len(ok), strings.Join(ok, ", "))
+	return "", ErrNotFound
+}
+
+// visibleTo is the graph's view of what c may read. The graph calls it
+// under its own lock, so it must not touch the graph or the catalog.
+func (v *Vault) visibleTo(c Caller) wikilinks.Visible {
+	return func(id, path string) bool { return v.roleAt(c, path) >= RoleRead }
 }
 
 func (v *Vault) abs(rel string) string { return filepath.Join(v.root, filepath.FromSlash(rel)) }
@@ -327,13 +310,13 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 			continue
 		}
 		e := Entry{Kind: "note", Path: rel, Name: name}
-		v.mu.Lock()
+		v.catMu.Lock()
 		ce, ok := v.cat.entries[rel]
 		if !ok {
 			v.cat.update(v.root, rel)
 			ce = v.cat.entries[rel]
 		}
-		v.mu.Unlock()
+		v.catMu.Unlock()
 		if ce != nil {
 			e.ID, e.Title, e.Type, e.Tags = ce.ID, ce.Title, ce.Type, ce.Tags
 		}

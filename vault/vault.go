@@ -28,11 +28,16 @@ type Vault struct {
 	root  string
 	store *gitstore.Store
 
+	// Lock order: catMu, then the link graph's own lock, then mu. The
+	// graph calls back into access checks (mu) while it holds its lock, so
+	// nothing may take catMu or touch the graph while holding mu.
+	catMu sync.Mutex // guards cat
+	cat   *catalog
+
 	mu          sync.Mutex // guards the fields below
 	access      *Access
 	accessStamp fileStamp
 	projects    *projectSet
-	cat         *catalog
 	scannedAt   time.Time
 
 	serveLock *os.File
@@ -94,11 +99,11 @@ func (v *Vault) Store() *gitstore.Store { return v.store }
 // Close persists derived state and releases the serve lock.
 func (v *Vault) Close() error {
 	err := v.store.Close()
-	v.mu.Lock()
+	v.catMu.Lock()
 	if cerr := v.cat.save(); err == nil {
 		err = cerr
 	}
-	v.mu.Unlock()
+	v.catMu.Unlock()
 	v.releaseServeLock()
 	return err
 }
@@ -109,8 +114,8 @@ func (v *Vault) Persist() error {
 	if err := v.store.Persist(); err != nil {
 		return err
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
+	v.catMu.Lock()
+	defer v.catMu.Unlock()
 	return v.cat.save()
 }
 
@@ -228,11 +233,13 @@ func (v *Vault) rescan() error {
 		return fmt.Errorf("scan vault: %w", err)
 	}
 	ps := newProjectSet(v.root, markers)
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.projects = ps
+	v.catMu.Lock()
 	v.cat.sync(v.root, seen)
+	v.catMu.Unlock()
+	v.mu.Lock()
+	v.projects = ps
 	v.scannedAt = time.Now()
+	v.mu.Unlock()
 	return nil
 }
 

@@ -111,11 +111,11 @@ func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
 	}
 	if _, err := os.Lstat(v.abs(p)); err == nil {
 		existing := ""
-		v.mu.Lock()
+		v.catMu.Lock()
 		if e := v.cat.entries[p]; e != nil {
 			existing = " (id " + e.ID + ")"
 		}
-		v.mu.Unlock()
+		v.catMu.Unlock()
 		return nil, argErr("body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
 	}
 	n := &Note{Path: p, ID: NewID(), Body: []byte(ensureNewline(a.Body))}
@@ -232,9 +232,9 @@ func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec) (*yaml.Node, 
 			if tp := v.projectSet().of(parentDir(p)); tp == nil || tp.Space() != pr.Space() {
 				return nil, argErr(arg+".to", "%q is in another space; links stay within one space", l.To)
 			}
-			v.mu.Lock()
+			v.catMu.Lock()
 			target = v.cat.entries[p].Title
-			v.mu.Unlock()
+			v.catMu.Unlock()
 		} else if err := validText(arg+".toTitle", target); err != nil || strings.ContainsAny(target, "[]|\n") {
 			return nil, argErr(arg+".toTitle", "%q must be a plain title (no brackets, '|' or line breaks)", target)
 		}

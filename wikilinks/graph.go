@@ -188,15 +188,27 @@ func (g *Graph) Len() int {
 func (g *Graph) Resolve(target string) Resolution {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	return g.resolveLocked(target)
+	return g.resolveLocked(target, nil)
 }
 
-func (g *Graph) resolveLocked(target string) Resolution {
+// Visible says whether a note (id, path) may be seen by whoever asks; a
+// graph query made with one treats every other note as absent. It is called
+// with the graph's lock held: it must not call the graph.
+type Visible func(id, path string) bool
+
+// ResolveFor is Resolve as seen by someone who sees only some notes.
+func (g *Graph) ResolveFor(target string, visible Visible) Resolution {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.resolveLocked(target, visible)
+}
+
+func (g *Graph) resolveLocked(target string, visible Visible) Resolution {
 	target = strings.TrimSpace(target)
 	if target == "" {
 		return Resolution{Status: Unresolved}
 	}
-	if _, ok := g.notes[target]; ok {
+	if n, ok := g.notes[target]; ok && (visible == nil || visible(target, n.Path)) {
 		return Resolution{Status: Resolved, ID: target, How: ByID}
 	}
 	p := strings.TrimSuffix(target, ".md")
@@ -208,6 +220,15 @@ func (g *Graph) resolveLocked(target string) Resolution {
 		{"f:" + Fold(target), ByFold},
 	} {
 		ids := g.names[level.key]
+		if visible != nil && len(ids) > 0 {
+			seen := map[string]bool{}
+			for id := range ids {
+				if visible(id, g.notes[id].Path) {
+					seen[id] = true
+				}
+			}
+			ids = seen
+		}
 		switch len(ids) {
 		case 0:
 			continue
@@ -230,8 +251,8 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// Outgoing resolves every link of a note, in order.
-func (g *Graph) Outgoing(id string) []Edge {
+// Outgoing resolves every link of a note, in order (visible may be nil).
+func (g *Graph) Outgoing(id string, visible Visible) []Edge {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	n := g.notes[id]
@@ -242,7 +263,7 @@ func (g *Graph) Outgoing(id string) []Edge {
 	for _, l := range n.Links {
 		r := Resolution{Status: Resolved, ID: id, How: "self"}
 		if l.Target != "" {
-			r = g.resolveLocked(l.Target)
+			r = g.resolveLocked(l.Target, visible)
 		}
 		out = append(out, Edge{From: id, Link: l, Resolution: r})
 	}
@@ -250,8 +271,8 @@ func (g *Graph) Outgoing(id string) []Edge {
 }
 
 // Incoming lists the links of other notes (and the note's own) that resolve
-// to this note, ordered by source id.
-func (g *Graph) Incoming(id string) []Edge {
+// to this note, ordered by source id; with visible, only from visible notes.
+func (g *Graph) Incoming(id string, visible Visible) []Edge {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	n := g.notes[id]
@@ -266,11 +287,14 @@ func (g *Graph) Incoming(id string) []Edge {
 	}
 	var out []Edge
 	for _, src := range sortedKeys(sources) {
+		if visible != nil && !visible(src, g.notes[src].Path) {
+			continue
+		}
 		for _, l := range g.notes[src].Links {
 			if l.Target == "" {
 				continue
 			}
-			if r := g.resolveLocked(l.Target); r.Status == Resolved && r.ID == id {
+			if r := g.resolveLocked(l.Target, visible); r.Status == Resolved && r.ID == id {
 				out = append(out, Edge{From: src, Link: l, Resolution: r})
 			}
 		}
@@ -295,7 +319,7 @@ func (g *Graph) Unresolved() []Edge {
 			if l.Target == "" {
 				continue
 			}
-			if r := g.resolveLocked(l.Target); r.Status != Resolved {
+			if r := g.resolveLocked(l.Target, nil); r.Status != Resolved {
 				out = append(out, Edge{From: src, Link: l, Resolution: r})
 			}
 		}

@@ -18,7 +18,7 @@ func TestResolutionOrderAmbiguityAndForwardReferences(t *testing.T) {
 	g.Set(note("A1", "a/Src.md", "Src", nil, "[[Pricing]] [[Tarifs]] [[acme/launch/Pricing]] [[launch/Pricing.md]] [[pricing]] [[ecole]] [[P1]] [[Spec]] [[launch/specs/Spec]] [[Partner program]]"))
 	want := []string{"P1 title", "P1 alias", "P1 path", "P1 path", "P1 folded", "E1 folded", "P1 id", "ambiguous", "S1 path", "unresolved"}
 	var got []string
-	for _, e := range g.Outgoing("A1") {
+	for _, e := range g.Outgoing("A1", nil) {
 		switch e.Status {
 		case Resolved:
 			got = append(got, e.ID+" "+e.How)
@@ -37,14 +37,14 @@ func TestResolutionOrderAmbiguityAndForwardReferences(t *testing.T) {
 	if r := g.Resolve("Partner program"); r.ID != "N1" {
 		t.Fatalf("forward reference: %+v", r)
 	}
-	in := g.Incoming("P1")
+	in := g.Incoming("P1", nil)
 	if len(in) != 6 {
 		t.Fatalf("incoming to P1: %d %+v", len(in), in)
 	}
 	// Renamed with its old title as an alias: every link still resolves.
 	g.Set(note("P1", "acme/launch/Pricing 2027.md", "Pricing 2027", []string{"Tarifs", "Pricing"}, ""))
-	if len(g.Incoming("P1")) != 4 { // the two path forms no longer match (rename_note rewrites them)
-		t.Fatalf("after rename: %+v", g.Incoming("P1"))
+	if len(g.Incoming("P1", nil)) != 4 { // the two path forms no longer match (rename_note rewrites them)
+		t.Fatalf("after rename: %+v", g.Incoming("P1", nil))
 	}
 	g.Remove("N1")
 	if r := g.Resolve("Partner program"); r.Status != Unresolved {
@@ -52,5 +52,25 @@ func TestResolutionOrderAmbiguityAndForwardReferences(t *testing.T) {
 	}
 	if len(g.Unresolved()) < 2 {
 		t.Fatalf("unresolved: %+v", g.Unresolved())
+	}
+}
+
+func TestVisibilityHidesNotesEverywhere(t *testing.T) {
+	g := New()
+	g.Set(note("S1", "secret/Plan.md", "Plan", nil, "[[Plan]] of the secret side"))
+	g.Set(note("O1", "open/Plan.md", "Plan", nil, ""))
+	g.Set(note("O2", "open/Src.md", "Src", nil, "[[Plan]]"))
+	open := func(id, path string) bool { return id != "S1" }
+	if r := g.Resolve("Plan"); r.Status != Ambiguous {
+		t.Fatalf("without a filter: %+v", r)
+	}
+	if r := g.ResolveFor("Plan", open); r.ID != "O1" {
+		t.Fatalf("as seen from open: %+v", r)
+	}
+	if in := g.Incoming("O1", open); len(in) != 1 || in[0].From != "O2" {
+		t.Fatalf("incoming as seen from open: %+v", in)
+	}
+	if r := g.ResolveFor("S1", open); r.Status != Unresolved {
+		t.Fatalf("an invisible id must look absent: %+v", r)
 	}
 }
