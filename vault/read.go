@@ -96,6 +96,7 @@ type NoteView struct {
 	Content      string         `json:"content"`
 	Provenance   *Provenance    `json:"provenance,omitempty"`
 	Outline      []Heading      `json:"outline,omitempty"`
+	Links        *Links         `json:"links,omitempty"`
 	Warning      string         `json:"warning,omitempty"`
 }
 
@@ -122,6 +123,9 @@ func (v *Vault) GetNote(c Caller, ref string, detailed bool, revision string) (*
 		return nil, err
 	}
 	view := v.view(ParseNote(p, data), token, detailed)
+	if detailed {
+		view.Links = v.links(c, view.ID)
+	}
 	if token != "" {
 		if info, err := v.store.CommitInfo(token); err == nil {
 			view.Provenance = provenanceOf(info)
