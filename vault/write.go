@@ -55,16 +55,16 @@ func checkBody(arg, body string) error {
 	return nil
 }
 
-func checkTags(tags []string) ([]string, error) {
+func checkTags(prefix string, tags []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for i, t := range tags {
-		if err := validText("tags", t); err != nil {
+		if err := validText(prefix+"tags", t); err != nil {
 			return nil, err
 		}
 		t = strings.TrimPrefix(strings.TrimSpace(t), "#")
 		if t == "" || strings.ContainsAny(t, " ,[]{}:\n\t") || len(t) > 100 {
-			return nil, argErr("tags", "tag %d (%q) must be one word of at most 100 bytes, without spaces, commas or brackets", i+1, tags[i])
+			return nil, argErr(prefix+"tags", "tag %d (%q) must be one word of at most 100 bytes, without spaces, commas or brackets", i+1, tags[i])
 		}
 		if !seen[t] {
 			seen[t] = true
@@ -77,37 +77,64 @@ func checkTags(tags []string) ([]string, error) {
 // CreateNote writes a new shared note (class user-doc) in a project. Its
 // title is the body's leading # H1 and its file name is that title.
 func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
-	if err := checkBody("body", a.Body); err != nil {
+	n, pr, err := v.prepareCreate(c, a, "")
+	if err != nil {
 		return nil, err
 	}
+	hash, err := v.commit(c, fmt.Sprintf("Create %s", n.Path), n.ID, []gitstore.Change{newFile(n)})
+	if err != nil {
+		return nil, v.createConflict(n, "", err)
+	}
+	return &Written{ID: n.ID, Path: n.Path, Title: n.Title, Project: pr.Handle, VersionToken: hash}, nil
+}
+
+func newFile(n *Note) gitstore.Change {
+	return gitstore.Change{Path: n.Path, Content: n.Render(), CheckVersion: true, ExpectVersion: "", RequireClean: true}
+}
+
+func (v *Vault) createConflict(n *Note, prefix string, err error) error {
+	var ce *gitstore.ConflictError
+	var de *gitstore.DirtyError
+	if errors.As(err, &ce) || errors.As(err, &de) {
+		return argErr(prefix+"body", "a note titled %q was created at %s at the same moment; choose another title", n.Title, n.Path)
+	}
+	return fmt.Errorf("create %s: %w", n.Path, err)
+}
+
+// prepareCreate checks create_note's arguments and renders the new note.
+// Argument names in errors get prefix (for create_notes: "notes[3].").
+func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Project, error) {
+	if err := checkBody(prefix+"body", a.Body); err != nil {
+		return nil, nil, err
+	}
 	if strings.TrimSpace(a.Body) == "" {
-		return nil, argErr("body", "is empty; it must start with a # Title line")
+		return nil, nil, argErr(prefix+"body", "is empty; it must start with a # Title line")
 	}
 	if bytes.HasPrefix(bytes.TrimLeft([]byte(a.Body), "\r\n"), []byte("---")) {
-		return nil, argErr("body", "starts with a frontmatter block; give type and tags as arguments instead (the server writes the frontmatter)")
+		return nil, nil, argErr(prefix+"body", "starts with a frontmatter block; give type and tags as arguments instead (the server writes the frontmatter)")
 	}
 	title := TitleOf([]byte(a.Body))
 	if title == "" {
-		return nil, argErr("body", "has no leading level-1 heading: its first line must be '# Title'")
+		return nil, nil, argErr(prefix+"body", "has no leading level-1 heading: its first line must be '# Title'")
 	}
 	if a.Type != "" && !typeRE.MatchString(a.Type) {
-		return nil, argErr("type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
+		return nil, nil, argErr(prefix+"type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
 	}
-	tags, err := checkTags(a.Tags)
+	tags, err := checkTags(prefix, a.Tags)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	pr, folder, err := v.destination(c, a.Project, a.Path)
+	pr, folder, err := v.destination(c, a.Project, a.Path, prefix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	links, err := v.linkNodes(c, pr, a.Links)
+	links, err := v.linkNodes(c, pr, a.Links, prefix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := strings.TrimPrefix(folder+"/"+FileName(title), "/")
-	if err := v.noSymlinks("path", p); err != nil {
-		return nil, err
+	if err := v.noSymlinks(prefix+"path", p); err != nil {
+		return nil, nil, err
 	}
 	if _, err := os.Lstat(v.abs(p)); err == nil {
 		existing := ""
@@ -116,11 +143,11 @@ func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
 			existing = " (id " + e.ID + ")"
 		}
 		v.catMu.Unlock()
-		return nil, argErr("body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
+		return nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
 	}
-	n := &Note{Path: p, ID: NewID(), Body: []byte(ensureNewline(a.Body))}
+	n := &Note{Path: p, ID: NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
 	if err := n.SetKey("id", StrNode(n.ID)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if a.Type != "" {
 		n.SetKey("type", StrNode(a.Type))
@@ -132,45 +159,99 @@ func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
 	if links != nil {
 		n.SetKey("links", links)
 	}
-	content := n.Render()
-	hash, err := v.commit(c, fmt.Sprintf("Create %s", p), n.ID, []gitstore.Change{{
-		Path: p, Content: content, CheckVersion: true, ExpectVersion: "", RequireClean: true,
-	}})
-	if err != nil {
-		var ce *gitstore.ConflictError
-		var de *gitstore.DirtyError
-		if errors.As(err, &ce) || errors.As(err, &de) {
-			return nil, argErr("body", "a note titled %q was created at %s at the same moment; choose another title", title, p)
-		}
-		return nil, fmt.Errorf("create %s: %w", p, err)
+	return n, pr, nil
+}
+
+// BatchResult is one note of create_notes.
+type BatchResult struct {
+	Index        int    `json:"index"`
+	Status       string `json:"status"` // ok or error
+	ID           string `json:"id,omitempty"`
+	Path         string `json:"path,omitempty"`
+	Title        string `json:"title,omitempty"`
+	VersionToken string `json:"versionToken,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+// CreateNotes creates many notes in one commit, best effort: each note is
+// checked on its own and reported in results; the valid ones are written
+// together. Links between notes of the batch resolve (by title).
+func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]BatchResult, error) {
+	if len(notes) == 0 {
+		return nil, argErr("notes", "is empty")
 	}
-	return &Written{ID: n.ID, Path: p, Title: title, Project: pr.Handle, VersionToken: hash}, nil
+	if len(notes) > 1000 {
+		return nil, argErr("notes", "has %d notes; at most 1000 a call", len(notes))
+	}
+	results := make([]BatchResult, len(notes))
+	var ok []*Note
+	taken := map[string]int{}
+	size := 0
+	for i, a := range notes {
+		if a.Project == "" {
+			a.Project = project
+		}
+		prefix := fmt.Sprintf("notes[%d].", i)
+		results[i] = BatchResult{Index: i}
+		n, _, err := v.prepareCreate(c, a, prefix)
+		if err == nil {
+			if j, dup := taken[strings.ToLower(n.Path)]; dup {
+				err = argErr(prefix+"body", "has the same title as notes[%d] in the same folder", j)
+			} else if size += len(a.Body); size > 8*MaxNoteBytes {
+				err = argErr(prefix+"body", "the batch would exceed %d bytes; send the rest in another call", 8*MaxNoteBytes)
+			}
+		}
+		if err != nil {
+			results[i].Status, results[i].Error = "error", err.Error()
+			continue
+		}
+		taken[strings.ToLower(n.Path)] = i
+		results[i].Status, results[i].ID, results[i].Path, results[i].Title = "ok", n.ID, n.Path, n.Title
+		ok = append(ok, n)
+	}
+	if len(ok) == 0 {
+		return results, nil
+	}
+	changes := make([]gitstore.Change, len(ok))
+	for i, n := range ok {
+		changes[i] = newFile(n)
+	}
+	hash, err := v.commit(c, fmt.Sprintf("Create %d notes", len(ok)), "", changes)
+	if err != nil {
+		return nil, v.createConflict(ok[0], "", err)
+	}
+	for i := range results {
+		if results[i].Status == "ok" {
+			results[i].VersionToken = hash
+		}
+	}
+	return results, nil
 }
 
 // destination finds the project and folder a new note goes to, checking
 // write access on the project that will own it.
-func (v *Vault) destination(c Caller, project, path string) (*Project, string, error) {
-	folder, err := cleanRel("path", path)
+func (v *Vault) destination(c Caller, project, path, prefix string) (*Project, string, error) {
+	folder, err := cleanRel(prefix+"path", path)
 	if err != nil {
 		return nil, "", err
 	}
 	if strings.HasSuffix(folder, ".md") {
-		return nil, "", argErr("path", "%q is the destination folder, not a file name (the file name comes from the title)", path)
+		return nil, "", argErr(prefix+"path", "%q is the destination folder, not a file name (the file name comes from the title)", path)
 	}
 	var pr *Project
 	switch {
 	case project != "":
-		if pr, _, err = v.project(c, "project", project); err != nil {
+		if pr, _, err = v.project(c, prefix+"project", project); err != nil {
 			return nil, "", err
 		}
 		if pr.Dir != "" && folder != pr.Dir && !strings.HasPrefix(folder, pr.Dir+"/") {
-			if folder, err = cleanRel("path", pr.Dir+"/"+folder); err != nil {
+			if folder, err = cleanRel(prefix+"path", pr.Dir+"/"+folder); err != nil {
 				return nil, "", err
 			}
 		}
 	case folder != "":
 		if pr = v.projectSet().of(folder); pr == nil {
-			return nil, "", argErr("path", "%q is not inside a project you can write to (get_my_projects lists yours)", path)
+			return nil, "", argErr(prefix+"path", "%q is not inside a project you can write to (get_my_projects lists yours)", path)
 		}
 	default:
 		ps, err := v.Projects(c)
@@ -184,39 +265,39 @@ func (v *Vault) destination(c Caller, project, path string) (*Project, string, e
 			}
 		}
 		if len(writable) != 1 {
-			return nil, "", argErr("project", "is required: you can write to %d projects (get_my_projects lists them)", len(writable))
+			return nil, "", argErr(prefix+"project", "is required: you can write to %d projects (get_my_projects lists them)", len(writable))
 		}
-		pr, _, _ = v.project(c, "project", writable[0])
+		pr, _, _ = v.project(c, prefix+"project", writable[0])
 		folder = pr.Dir
 	}
 	if top, _, _ := strings.Cut(folder, "/"); top == PeopleDir || top == BanksDir {
-		return nil, "", argErr("path", "%q is private memory; create_note writes shared notes", path)
+		return nil, "", argErr(prefix+"path", "%q is private memory; create_note writes shared notes", path)
 	}
 	owner := v.projectSet().of(folder)
 	if owner == nil || (owner != pr && !strings.HasPrefix(owner.Dir+"/", pr.Dir+"/")) {
-		return nil, "", argErr("path", "%q is not inside project %s", path, pr.Handle)
+		return nil, "", argErr(prefix+"path", "%q is not inside project %s", path, pr.Handle)
 	}
 	if r := v.roleAt(c, folder+"/x.md"); r < RoleWrite {
 		if r == RoleNone {
-			return nil, "", argErr("path", "%q is not inside a project you can write to (get_my_projects lists yours)", path)
+			return nil, "", argErr(prefix+"path", "%q is not inside a project you can write to (get_my_projects lists yours)", path)
 		}
 		return nil, "", fmt.Errorf("%w: your access to project %s is read-only", ErrForbidden, owner.Handle)
 	}
 	if fi, err := os.Lstat(v.abs(folder)); err == nil && !fi.IsDir() {
-		return nil, "", argErr("path", "%q is a file, not a folder", path)
+		return nil, "", argErr(prefix+"path", "%q is a file, not a folder", path)
 	}
 	return owner, folder, nil
 }
 
 // linkNodes checks typed links and renders them for the frontmatter as
 // {type, to: "[[Title]]"}, the form people write by hand.
-func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec) (*yaml.Node, error) {
+func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec, prefix string) (*yaml.Node, error) {
 	if len(links) == 0 {
 		return nil, nil
 	}
 	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	for i, l := range links {
-		arg := fmt.Sprintf("links[%d]", i)
+		arg := fmt.Sprintf("%slinks[%d]", prefix, i)
 		if !linkTypeRE.MatchString(l.Type) {
 			return nil, argErr(arg+".type", "%q must be a lower-case word like depends_on", l.Type)
 		}

@@ -1,0 +1,213 @@
+package vault
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairn-dev/cairn/wikilinks"
+	"gopkg.in/yaml.v3"
+)
+
+// LinkArgs is one typed edge to add.
+type LinkArgs struct {
+	From    string `json:"from"`
+	To      string `json:"to,omitempty"`
+	ToTitle string `json:"toTitle,omitempty"`
+	Type    string `json:"type"`
+}
+
+// LinkResult says what happened to one edge.
+type LinkResult struct {
+	From   string `json:"from"`
+	Type   string `json:"type"`
+	Target string `json:"target"`
+	Status string `json:"status"` // created, unchanged (the edge was there), error
+	Error  string `json:"error,omitempty"`
+	ToID   string `json:"toId,omitempty"` // when the target resolves
+}
+
+// LinkOutcome is the answer of link and link_many.
+type LinkOutcome struct {
+	Results []LinkResult `json:"results"`
+	Commit  string       `json:"commit,omitempty"`
+}
+
+// Link adds one typed edge from→target in the source note's frontmatter
+// (`links:`), in one commit; the same edge twice is one edge.
+func (v *Vault) Link(c Caller, a LinkArgs) (*LinkOutcome, error) {
+	out, err := v.LinkMany(c, []LinkArgs{a}, "")
+	if err != nil {
+		return nil, err
+	}
+	if r := out.Results[0]; r.Status == "error" {
+		return nil, &ArgError{Arg: linkErrArg(r.Error), Msg: linkErrMsg(r.Error)}
+	}
+	return out, nil
+}
+
+// link errors carry their argument name before the first ": ".
+func linkErrArg(s string) string { a, _, _ := strings.Cut(strings.TrimPrefix(s, "argument "), ": "); return a }
+func linkErrMsg(s string) string {
+	_, m, ok := strings.Cut(strings.TrimPrefix(s, "argument "), ": ")
+	if !ok {
+		return s
+	}
+	return m
+}
+
+// LinkMany adds many typed edges, best effort: each gets its own result;
+// all the edges that can be added go into one commit.
+func (v *Vault) LinkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcome, error) {
+	if len(links) == 0 {
+		return nil, argErr("links", "is empty")
+	}
+	if len(links) > 1000 {
+		return nil, argErr("links", "has %d links; at most 1000 a call", len(links))
+	}
+	e := v.newEdits(c)
+	out := &LinkOutcome{}
+	changed := map[string]bool{}
+	for i, l := range links {
+		arg := prefix
+		if len(links) > 1 || prefix != "" {
+			arg = fmt.Sprintf("links[%d].", i)
+		}
+		res := LinkResult{From: l.From, Type: l.Type, Target: l.To + l.ToTitle}
+		p, toID, target, err := v.prepareLink(c, e, arg, l)
+		if err != nil {
+			res.Status, res.Error = "error", err.Error()
+			out.Results = append(out.Results, res)
+			continue
+		}
+		res.ToID, res.Target = toID, target
+		n := e.notes[p]
+		if hasTypedLink(n, l.Type, target, toID, v) {
+			res.Status = "unchanged"
+		} else {
+			addTypedLink(n, l.Type, target)
+			res.Status = "created"
+			changed[p] = true
+		}
+		out.Results = append(out.Results, res)
+	}
+	// Only notes that gained an edge are written.
+	for p := range e.notes {
+		if !changed[p] {
+			delete(e.notes, p)
+		}
+	}
+	if len(e.notes) == 0 {
+		return out, nil
+	}
+	h, _, err := v.commitEdits(c, e, fmt.Sprintf("Link %d notes", len(changed)), "")
+	if err != nil {
+		return nil, err
+	}
+	out.Commit = h
+	return out, nil
+}
+
+// prepareLink checks one edge and loads its source note into e.
+func (v *Vault) prepareLink(c Caller, e *edits, arg string, l LinkArgs) (path, toID, target string, err error) {
+	if !linkTypeRE.MatchString(l.Type) {
+		return "", "", "", argErr(arg+"type", "%q must be a lower-case word like depends_on", l.Type)
+	}
+	if (l.To == "") == (l.ToTitle == "") {
+		return "", "", "", argErr(arg+"to", "give exactly one of to (an existing note) or toTitle (a title, perhaps of a note not written yet)")
+	}
+	p, err := v.resolve(c, arg+"from", l.From)
+	if err != nil {
+		return "", "", "", err
+	}
+	if v.roleAt(c, p) < RoleWrite {
+		return "", "", "", argErr(arg+"from", "you may read %s but not change it", p)
+	}
+	if l.To != "" {
+		tp, err := v.resolve(c, arg+"to", l.To)
+		if err != nil {
+			return "", "", "", err
+		}
+		if !sameSpace(v, p, tp) {
+			return "", "", "", argErr(arg+"to", "%q is in another space; links stay within one space", l.To)
+		}
+		toID = v.cat.pathOfID(tp)
+		// Written by title when the title names this note for the
+		// caller; else by path, which always does.
+		n, _ := v.cat.graph.Note(toID)
+		target = n.Title
+		if r := v.cat.graph.ResolveFor(target, v.visibleTo(c)); r.ID != toID {
+			target = pathTarget(tp)
+		}
+	} else {
+		target = strings.TrimSpace(l.ToTitle)
+		if err := validText(arg+"toTitle", target); err != nil {
+			return "", "", "", err
+		}
+		if target == "" || strings.ContainsAny(target, "[]|\n\r") || len(target) > 300 {
+			return "", "", "", argErr(arg+"toTitle", "%q must be a plain title (no brackets, '|' or line breaks)", l.ToTitle)
+		}
+		if r := v.cat.graph.ResolveFor(target, v.visibleTo(c)); r.Status == wikilinks.Resolved {
+			toID = r.ID
+			if !sameSpace(v, p, v.cat.pathOf(r.ID)) {
+				return "", "", "", argErr(arg+"toTitle", "%q names a note in another space; links stay within one space", target)
+			}
+		}
+	}
+	if _, err := e.note(p); err != nil {
+		return "", "", "", err
+	}
+	return p, toID, target, nil
+}
+
+// sameSpace: both in one space, or both in one personal domain.
+func sameSpace(v *Vault, a, b string) bool {
+	sp := func(p string) string {
+		if owner, _, ok := personalPath(p); ok {
+			return PeopleDir + "/" + owner
+		}
+		if pr := v.projectSet().of(p); pr != nil {
+			return pr.Space()
+		}
+		return ""
+	}
+	return sp(a) == sp(b)
+}
+
+// pathOfID turns a resolved path back to its note id.
+func (c *catalog) pathOfID(p string) string {
+	if e, ok := c.entries[p]; ok {
+		return e.ID
+	}
+	return ""
+}
+
+func hasTypedLink(n *Note, typ, target, toID string, v *Vault) bool {
+	for _, l := range n.TypedLinks() {
+		if l.Type != typ {
+			continue
+		}
+		if strings.EqualFold(l.Target, target) {
+			return true
+		}
+		if toID != "" {
+			if r := v.cat.graph.Resolve(l.Target); r.ID == toID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func addTypedLink(n *Note, typ, target string) {
+	seq := n.key("links")
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	}
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
+	m.Content = append(m.Content, StrNode("type"), StrNode(typ), StrNode("to"),
+		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: "[[" + target + "]]"})
+	seq.Content = append(seq.Content, m)
+	n.SetKey("links", seq)
+	n.EnsureID()
+}
+

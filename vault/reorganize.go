@@ -1,0 +1,482 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/wikilinks"
+	"gopkg.in/yaml.v3"
+)
+
+// Moved is what the reorganizing tools return.
+type Moved struct {
+	ID           string   `json:"id,omitempty"`
+	From         string   `json:"from"`
+	To           string   `json:"to"`
+	Title        string   `json:"title,omitempty"`
+	VersionToken string   `json:"versionToken,omitempty"`
+	Commit       string   `json:"commit"`
+	Notes        int      `json:"notes,omitempty"`       // notes moved, for folders
+	Rewritten    []string `json:"linksRewrittenIn,omitempty"` // other notes whose links were updated
+}
+
+// scope is where a note or folder may go: the project that owns it, or its
+// owner's personal domain.
+func (v *Vault) scope(p string) string {
+	if owner, _, ok := personalPath(p); ok {
+		return PeopleDir + "/" + owner
+	}
+	if pr := v.projectSet().of(p); pr != nil {
+		return "project " + pr.Handle
+	}
+	return "the vault root"
+}
+
+// destFolder checks a destination folder given by a caller.
+func (v *Vault) destFolder(c Caller, arg, folder, mustScope string) (string, error) {
+	dir, err := cleanRel(arg, folder)
+	if err != nil {
+		return "", err
+	}
+	if strings.HasSuffix(dir, ".md") {
+		return "", argErr(arg, "%q is a folder, not a file", folder)
+	}
+	if err := v.noSymlinks(arg, dir); err != nil {
+		return "", err
+	}
+	if fi, err := os.Lstat(v.abs(dir)); err == nil && !fi.IsDir() {
+		return "", argErr(arg, "%q is a file, not a folder", folder)
+	}
+	if s := v.scope(dir + "/x.md"); s != mustScope {
+		return "", argErr(arg, "%q is outside %s; notes stay in their project", folder, mustScope)
+	}
+	if v.roleAt(c, dir+"/x.md") < RoleWrite {
+		return "", argErr(arg, "%q is not a folder you can write to", folder)
+	}
+	return dir, nil
+}
+
+func (v *Vault) commitEdits(c Caller, e *edits, msg, id string) (string, []string, error) {
+	changes := e.changes()
+	var rewritten []string
+	for p := range e.notes {
+		if _, moved := e.moves[p]; !moved {
+			rewritten = append(rewritten, p)
+		}
+	}
+	slices.Sort(rewritten)
+	h, err := v.commit(c, msg, id, changes)
+	if err != nil {
+		var ce *gitstore.ConflictError
+		var de *gitstore.DirtyError
+		if errors.As(err, &ce) || errors.As(err, &de) {
+			return "", nil, &ConflictError{Current: "", Reason: "a note this change touches was changed at the same moment; try again"}
+		}
+		return "", nil, err
+	}
+	return h, rewritten, nil
+}
+
+// MoveNote moves a note to another folder of its project, keeping its file
+// name and id; links to it by path are rewritten in the same commit.
+func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, error) {
+	if toPath == "" {
+		return nil, argErr("toPath", "is required: the destination folder")
+	}
+	p, _, _, err := v.forWrite(c, ref, versionToken)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := v.destFolder(c, "toPath", toPath, v.scope(p))
+	if err != nil {
+		return nil, err
+	}
+	to := strings.TrimPrefix(dir+"/"+baseName(p), "/")
+	if to == p {
+		return nil, argErr("toPath", "the note is already in %q", toPath)
+	}
+	if _, err := os.Lstat(v.abs(to)); err == nil {
+		return nil, argErr("toPath", "%s already exists; nothing was moved", to)
+	}
+	e := v.newEdits(c)
+	n, err := e.note(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.move(p, to); err != nil {
+		return nil, err
+	}
+	if err := e.retarget(n.ID, byPathLink, pathTarget(to), true); err != nil {
+		return nil, err
+	}
+	h, rewritten, err := v.commitEdits(c, e, fmt.Sprintf("Move %s to %s/", p, dir), n.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Moved{ID: n.ID, From: p, To: to, Title: n.Title, VersionToken: h, Commit: h, Rewritten: rewritten}, nil
+}
+
+// RenameNote changes a note's title: the H1 and the file name follow, the
+// old title joins the aliases (so [[Old title]] keeps resolving), links by
+// path are rewritten, and with updateLinks the notes linking by the old
+// title are rewritten too, all in one commit.
+func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLinks bool) (*Moved, error) {
+	title = strings.TrimSpace(title)
+	if err := validText("title", title); err != nil {
+		return nil, err
+	}
+	if title == "" || strings.ContainsAny(title, "\n\r") || strings.ContainsAny(title, "[]|#^") {
+		return nil, argErr("title", "%q must be one line without [ ] | # ^", title)
+	}
+	if len(title) > 200 {
+		return nil, argErr("title", "is longer than 200 bytes")
+	}
+	p, _, _, err := v.forWrite(c, ref, versionToken)
+	if err != nil {
+		return nil, err
+	}
+	e := v.newEdits(c)
+	n, err := e.note(p)
+	if err != nil {
+		return nil, err
+	}
+	old := n.Title
+	if old == title {
+		return nil, argErr("title", "the note is already titled %q", title)
+	}
+	to := strings.TrimPrefix(parentDir(p)+"/"+FileName(title), "/")
+	if to != p {
+		if _, err := os.Lstat(v.abs(to)); err == nil && !strings.EqualFold(to, p) {
+			return nil, argErr("title", "%s already exists; choose another title", to)
+		}
+	}
+	if err := setTitle(n, old, title); err != nil {
+		return nil, err
+	}
+	if to != p {
+		if err := e.move(p, to); err != nil {
+			return nil, err
+		}
+		if err := e.retarget(n.ID, byPathLink, pathTarget(to), true); err != nil {
+			return nil, err
+		}
+	} else if err := n.EnsureID(); err != nil {
+		return nil, err
+	}
+	if updateLinks {
+		oldFold := wikilinks.Fold(old)
+		byTitle := func(ed wikilinks.Edge) bool {
+			return ed.How != wikilinks.ByPath && ed.How != wikilinks.ByID && wikilinks.Fold(ed.Target) == oldFold
+		}
+		if err := e.retarget(n.ID, byTitle, title, false); err != nil {
+			return nil, err
+		}
+	}
+	h, rewritten, err := v.commitEdits(c, e, fmt.Sprintf("Rename %q to %q", old, title), n.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Moved{ID: n.ID, From: p, To: to, Title: title, VersionToken: h, Commit: h, Rewritten: rewritten}, nil
+}
+
+// setTitle rewrites the leading H1 (or adds one) and keeps the old title
+// as an alias.
+func setTitle(n *Note, old, title string) error {
+	lines := strings.SplitAfter(string(n.Body), "\n")
+	replaced := false
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if _, ok := atxH1(strings.TrimRight(l, "\r\n")); ok {
+			nl := l[len(strings.TrimRight(l, "\r\n")):]
+			lines[i] = "# " + title + nl
+			replaced = true
+		}
+		break
+	}
+	body := strings.Join(lines, "")
+	if !replaced {
+		body = "# " + title + "\n\n" + body
+	}
+	n.Body = []byte(body)
+	aliases := slices.DeleteFunc(slices.Clone(n.Aliases), func(a string) bool { return a == title })
+	if !slices.Contains(aliases, old) {
+		aliases = append(aliases, old)
+	}
+	if err := n.SetKey("aliases", ListNode(aliases)); err != nil {
+		return err
+	}
+	n.Aliases = aliases
+	n.Title = title
+	return nil
+}
+
+// folderNotes lists every file under a folder (notes and others).
+func (v *Vault) folderFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(v.abs(dir), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link; cairn does not move those", p)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(v.root, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	return out, err
+}
+
+// MoveFolder moves a folder (with everything in it) under another parent in
+// the same project; every note keeps its id, a project folder its handle.
+func (v *Vault) MoveFolder(c Caller, project, path, toParent string) (*Moved, error) {
+	return v.relocateFolder(c, project, path, "toParent", toParent, "")
+}
+
+// RenameFolder renames a folder in place.
+func (v *Vault) RenameFolder(c Caller, project, path, name string) (*Moved, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
+		return nil, argErr("name", "%q must be a single folder name (no slashes, not starting with '.')", name)
+	}
+	if _, err := cleanRel("name", name); err != nil {
+		return nil, err
+	}
+	return v.relocateFolder(c, project, path, "", "", name)
+}
+
+func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, newName string) (*Moved, error) {
+	dir, err := v.folderArg(c, project, path)
+	if err != nil {
+		return nil, err
+	}
+	ps := v.projectSet()
+	isProject := ps.byDir[dir] != nil
+	// Where the folder belongs: its project, or for a project's own
+	// folder, the project it sits in.
+	scope := v.scope(dir + "/x.md")
+	if isProject {
+		if parentDir(dir) == "" {
+			if newName == "" {
+				return nil, argErr("path", "%q is a space's root project; it can be renamed, not moved", path)
+			}
+			scope = ""
+		} else {
+			scope = v.scope(parentDir(dir) + "/x.md")
+		}
+	}
+	var dest string
+	if newName != "" {
+		dest = strings.TrimPrefix(parentDir(dir)+"/"+newName, "/")
+		if top, _, _ := strings.Cut(dest, "/"); top == PeopleDir || top == BanksDir {
+			return nil, argErr("name", "%q is reserved", newName)
+		}
+	} else {
+		parent, err := v.destFolder(c, parentArg, toParent, scope)
+		if err != nil {
+			return nil, err
+		}
+		dest = strings.TrimPrefix(parent+"/"+baseName(dir), "/")
+		if parent == dir || strings.HasPrefix(parent+"/", dir+"/") {
+			return nil, argErr(parentArg, "%q is inside the folder being moved", toParent)
+		}
+	}
+	if dest == dir {
+		return nil, argErr("path", "the folder is already at %q", dest)
+	}
+	if _, err := os.Lstat(v.abs(dest)); err == nil {
+		return nil, argErr(orDefault(parentArg, "name"), "%s already exists; nothing was moved", dest)
+	}
+	files, err := v.folderFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if v.roleAt(c, f) < RoleWrite && isNotePath(f) {
+			return nil, argErr("path", "the folder holds notes you cannot change")
+		}
+	}
+	e := v.newEdits(c)
+	var others []gitstore.Change
+	notes := 0
+	for _, f := range files {
+		to := dest + strings.TrimPrefix(f, dir)
+		if !isNotePath(f) {
+			// Markers and attachments move as they are.
+			data, err := os.ReadFile(v.abs(f))
+			if err != nil {
+				return nil, err
+			}
+			others = append(others, gitstore.Change{Path: f, Delete: true}, gitstore.Change{Path: to, Content: data, CheckVersion: true, ExpectVersion: ""})
+			continue
+		}
+		if err := e.move(f, to); err != nil {
+			return nil, err
+		}
+		notes++
+	}
+	for _, f := range files {
+		if !isNotePath(f) {
+			continue
+		}
+		to := dest + strings.TrimPrefix(f, dir)
+		if err := e.retarget(e.notes[f].ID, byPathLink, pathTarget(to), true); err != nil {
+			return nil, err
+		}
+	}
+	changes := append(e.changes(), others...)
+	verb := "Move"
+	if newName != "" {
+		verb = "Rename"
+	}
+	h, err := v.commit(c, fmt.Sprintf("%s folder %s to %s", verb, dir, dest), "", changes)
+	if err != nil {
+		return nil, v.conflictOr(path, dir, err)
+	}
+	if isProject {
+		v.rescan()
+	}
+	var rewritten []string
+	for p := range e.notes {
+		if _, moved := e.moves[p]; !moved {
+			rewritten = append(rewritten, p)
+		}
+	}
+	slices.Sort(rewritten)
+	return &Moved{From: dir, To: dest, Commit: h, Notes: notes, Rewritten: rewritten}, nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// folderArg resolves a folder argument (vault path, or relative to the
+// project's folder) that c may write.
+func (v *Vault) folderArg(c Caller, project, path string) (string, error) {
+	dir, err := cleanRel("path", path)
+	if err != nil {
+		return "", err
+	}
+	if dir == "" {
+		return "", argErr("path", "is required: the folder to move or rename")
+	}
+	if project != "" {
+		pr, _, err := v.project(c, "project", project)
+		if err != nil {
+			return "", err
+		}
+		if dir != pr.Dir && !strings.HasPrefix(dir, pr.Dir+"/") {
+			if dir, err = cleanRel("path", pr.Dir+"/"+dir); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := v.noSymlinks("path", dir); err != nil {
+		return "", err
+	}
+	fi, err := os.Lstat(v.abs(dir))
+	if err != nil || !fi.IsDir() || v.roleAt(c, dir+"/x.md") == RoleNone {
+		return "", notFound("path", fmt.Sprintf("no folder %q is accessible", path))
+	}
+	if top, _, _ := strings.Cut(dir, "/"); top == PeopleDir || top == BanksDir {
+		return "", argErr("path", "%q is private memory; these tools reorganize shared notes", path)
+	}
+	if v.roleAt(c, dir+"/x.md") < RoleWrite {
+		return "", fmt.Errorf("%w: your access to %q is read-only", ErrForbidden, path)
+	}
+	return dir, nil
+}
+
+// RenameProject changes a project's handle and/or display name; the old
+// handle stays as an alias, accepted everywhere (tokens, grants, tools).
+func (v *Vault) RenameProject(c Caller, project, handle, name string) (*Project, error) {
+	if handle == "" && name == "" {
+		return nil, argErr("handle", "give a new handle, a new name, or both")
+	}
+	pr, role, err := v.project(c, "project", project)
+	if err != nil {
+		return nil, err
+	}
+	if role < RoleWrite {
+		return nil, fmt.Errorf("%w: your access to project %s is read-only", ErrForbidden, pr.Handle)
+	}
+	if err := validText("name", name); err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(name, "\n\r") || len(name) > 200 {
+		return nil, argErr("name", "must be one line of at most 200 bytes")
+	}
+	marker := pr.Dir + "/" + ProjectMarker
+	data, err := os.ReadFile(v.abs(marker))
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s is not a YAML mapping; fix it by hand", marker)
+	}
+	m := &Note{fmNode: doc.Content[0]}
+	out := *pr
+	if handle != "" && handle != pr.Handle {
+		if err := ValidHandle(handle); err != nil {
+			return nil, &ArgError{Arg: "handle", Msg: err.Error()}
+		}
+		if other := v.projectSet().byHandle[handle]; other != nil && other != pr {
+			return nil, argErr("handle", "%s is already taken", handle)
+		}
+		if s, _, _ := strings.Cut(handle, "/"); s != pr.Space() {
+			return nil, argErr("handle", "%s would move the project to another space (%s); handles keep their space", handle, s)
+		}
+		aliases := slices.DeleteFunc(slices.Clone(pr.Aliases), func(a string) bool { return a == handle })
+		if !slices.Contains(aliases, pr.Handle) {
+			aliases = append(aliases, pr.Handle)
+		}
+		setMapKey(m.fmNode, "handle", StrNode(handle))
+		setMapKey(m.fmNode, "aliases", ListNode(aliases))
+		out.Handle, out.Aliases = handle, aliases
+	}
+	if name != "" {
+		setMapKey(m.fmNode, "name", StrNode(name))
+		out.Name = name
+	}
+	var buf strings.Builder
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	enc.Close()
+	cur, _, _ := v.store.Version(marker)
+	if _, err := v.commit(c, fmt.Sprintf("Rename project %s", pr.Handle), "", []gitstore.Change{
+		{Path: marker, Content: []byte(buf.String()), CheckVersion: true, ExpectVersion: cur, RequireClean: true},
+	}); err != nil {
+		return nil, v.conflictOr(project, marker, err)
+	}
+	if err := v.rescan(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func setMapKey(m *yaml.Node, key string, value *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = value
+			return
+		}
+	}
+	m.Content = append(m.Content, StrNode(key), value)
+}

@@ -1,0 +1,176 @@
+package vault
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/wikilinks"
+	"gopkg.in/yaml.v3"
+)
+
+// edits collects the notes a reorganization changes, so that everything
+// it touches goes into one commit: each note is read once, changed in
+// memory, and rendered at the end.
+type edits struct {
+	v      *Vault
+	c      Caller
+	notes  map[string]*Note // by current path
+	moves  map[string]string
+	tokens map[string]string // path → version read
+}
+
+func (v *Vault) newEdits(c Caller) *edits {
+	return &edits{v: v, c: c, notes: map[string]*Note{}, moves: map[string]string{}, tokens: map[string]string{}}
+}
+
+// note loads a note for changing (once), after committing any edit made on
+// disk, and remembers the version it was read at for the compare-and-swap.
+func (e *edits) note(p string) (*Note, error) {
+	if n, ok := e.notes[p]; ok {
+		return n, nil
+	}
+	if err := e.v.flushHuman(p); err != nil {
+		return nil, err
+	}
+	cur, _, err := e.v.store.Version(p)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readFileNoFollow(e.v.abs(p))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	n := ParseNote(p, data)
+	if err := n.FrontmatterError(); err != nil {
+		return nil, fmt.Errorf("%s: the frontmatter is not valid YAML (%v); fix it in an editor first", p, err)
+	}
+	e.notes[p] = n
+	e.tokens[p] = cur
+	return n, nil
+}
+
+// move records that the note at from goes to to (same content, plus its id
+// saved so that it survives the new path).
+func (e *edits) move(from, to string) error {
+	n, err := e.note(from)
+	if err != nil {
+		return err
+	}
+	if err := n.EnsureID(); err != nil {
+		return err
+	}
+	e.moves[from] = to
+	return nil
+}
+
+// retarget rewrites, in every note that links to id by a spelling pick
+// accepts, the target text to newTarget. Body links are rewritten in place
+// (label, fragment and surroundings kept); typed links in the frontmatter
+// get their `to:` replaced. A note the caller may not change makes the
+// whole operation fail (mustAll) or is left alone (its link keeps resolving
+// some other way).
+func (e *edits) retarget(id string, pick func(wikilinks.Edge) bool, newTarget string, mustAll bool) error {
+	byPath := map[string][]wikilinks.Edge{}
+	for _, ed := range e.v.cat.graph.Incoming(id, nil) {
+		if !pick(ed) {
+			continue
+		}
+		p := e.v.cat.pathOf(ed.From)
+		byPath[p] = append(byPath[p], ed)
+	}
+	var blocked []string
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if e.v.roleAt(e.c, p) < RoleWrite {
+			blocked = append(blocked, p)
+			continue
+		}
+		n, err := e.note(p)
+		if err != nil {
+			return err
+		}
+		rewriteLinks(n, byPath[p], newTarget)
+	}
+	if mustAll && len(blocked) > 0 {
+		return argErr("ref", "%d notes you cannot change link to this note by its path; the change would break their links", len(blocked))
+	}
+	return nil
+}
+
+// rewriteLinks replaces the target text of the given links of n.
+func rewriteLinks(n *Note, which []wikilinks.Edge, newTarget string) {
+	want := map[string]bool{}
+	typed := false
+	for _, ed := range which {
+		want[ed.Target] = true
+		typed = typed || ed.Typed
+	}
+	// Body: from the end, so earlier offsets stay valid.
+	links := wikilinks.Parse(n.Body)
+	body := n.Body
+	for i := len(links) - 1; i >= 0; i-- {
+		l := links[i]
+		if l.Offset < 0 || !want[l.Target] {
+			continue
+		}
+		body = append(append(append([]byte{}, body[:l.Offset]...), newTarget...), body[l.Offset+l.Len:]...)
+	}
+	n.Body = body
+	if typed {
+		if seq := n.key("links"); seq != nil && seq.Kind == yaml.SequenceNode {
+			for _, item := range seq.Content {
+				for i := 0; i+1 < len(item.Content); i += 2 {
+					if item.Content[i].Value != "to" {
+						continue
+					}
+					t, frag := wikilinks.ParseRef(item.Content[i+1].Value)
+					if !want[t] {
+						continue
+					}
+					ref := "[[" + newTarget
+					if frag != "" {
+						ref += "#" + frag
+					}
+					item.Content[i+1].Value = ref + "]]"
+					item.Content[i+1].Style = yaml.DoubleQuotedStyle
+				}
+			}
+			n.SetKey("links", seq)
+		}
+	}
+}
+
+// changes renders everything as commit changes: moves become a delete and
+// an add, each checked against the version read.
+func (e *edits) changes() []gitstore.Change {
+	var out []gitstore.Change
+	paths := make([]string, 0, len(e.notes))
+	for p := range e.notes {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		n := e.notes[p]
+		if to, moved := e.moves[p]; moved {
+			out = append(out,
+				gitstore.Change{Path: p, Delete: true, CheckVersion: true, ExpectVersion: e.tokens[p], RequireClean: true},
+				gitstore.Change{Path: to, Content: n.Render(), CheckVersion: true, ExpectVersion: "", RequireClean: true})
+			continue
+		}
+		out = append(out, gitstore.Change{Path: p, Content: n.Render(), CheckVersion: true, ExpectVersion: e.tokens[p], RequireClean: true})
+	}
+	return out
+}
+
+// pathTarget is how a path-form link to p is written: the vault path
+// without .md.
+func pathTarget(p string) string { return strings.TrimSuffix(p, ".md") }
+
+// byPathLink picks links that found their note by its path.
+func byPathLink(ed wikilinks.Edge) bool { return ed.How == wikilinks.ByPath }
