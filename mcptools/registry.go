@@ -46,7 +46,7 @@ type Registry struct {
 // NewRegistry builds the registry of all toolsets.
 func NewRegistry() *Registry {
 	r := &Registry{tools: map[string]*Tool{}}
-	for _, t := range gatewayTools() {
+	for _, t := range append(gatewayTools(), graphTools()...) {
 		r.add(t)
 	}
 	return r

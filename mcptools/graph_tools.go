@@ -1,0 +1,216 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// graphTools are the gateway's link and reorganization tools.
+func graphTools() []*Tool {
+	linkItem := `{"type":"object","properties":{
+"from":{"type":"string","description":"The source note: id, path, [[Title]], title or alias."},
+"to":{"type":"string","description":"An existing target note (id, path, title...)."},
+"toTitle":{"type":"string","description":"Or a title, possibly of a note not written yet (a forward reference)."},
+"type":{"type":"string","description":"Edge type, a lower-case word such as depends_on, decided_in, relates_to."}},
+"required":["from","type"],"additionalProperties":false}`
+	return []*Tool{
+		{
+			Name: "link", Toolset: ToolsetGateway, Title: "Link two notes", Idempotent: true,
+			Description: "Add a typed edge from one note to another, kept in the source note's frontmatter (`links:`). The target is `to` (an existing note) or `toTitle` (a title; a note that does not exist yet is a forward reference that resolves when it is created). Both ends in the same space. The same edge twice is one edge.",
+			Schema:      linkItem,
+			Handle:      linkOne,
+		},
+		{
+			Name: "link_many", Toolset: ToolsetGateway, Title: "Link many notes", Idempotent: true,
+			Description: "Add many typed edges in one call, best effort: results[] says created, unchanged or error (with the reason) for each; the edges that can be added are written in one commit. Retry only the errors.",
+			Schema:      `{"type":"object","properties":{"links":{"type":"array","minItems":1,"maxItems":1000,"items":` + linkItem + `}},"required":["links"],"additionalProperties":false}`,
+			Handle:      linkMany,
+		},
+		{
+			Name: "move_note", Toolset: ToolsetGateway, Title: "Move a note", Idempotent: false,
+			Description: "Move a note to another folder of its project, keeping its file name. Its id stays, links to it keep resolving (links written as a path are rewritten in the same commit). Refused onto an existing file, outside the project, into hidden folders.",
+			Schema: `{"type":"object","properties":{
+"ref":{"type":"string","description":"The note: id, path, [[Title]], title or alias."},
+"toPath":{"type":"string","description":"Destination folder (a vault path, as list_notes gives)."},
+"versionToken":{"type":"string","description":"Optional: move only if the note is still at this version."}},
+"required":["ref","toPath"],"additionalProperties":false}`,
+			Handle: moveNote,
+		},
+		{
+			Name: "rename_note", Toolset: ToolsetGateway, Title: "Rename a note", Idempotent: false,
+			Description: "Change a note's title: its # H1 and file name follow, the old title is kept in `aliases` so [[Old title]] links keep resolving. With updateLinks, notes linking by the old title are rewritten to the new one in the same commit.",
+			Schema: `{"type":"object","properties":{
+"ref":{"type":"string","description":"The note: id, path, [[Title]], title or alias."},
+"title":{"type":"string","description":"The new title."},
+"updateLinks":{"type":"boolean","description":"Also rewrite [[Old title]] in the notes that link here (default false)."},
+"versionToken":{"type":"string","description":"Optional: rename only if the note is still at this version."}},
+"required":["ref","title"],"additionalProperties":false}`,
+			Handle: renameNote,
+		},
+		{
+			Name: "move_folder", Toolset: ToolsetGateway, Title: "Move a folder", Idempotent: false,
+			Description: "Move a whole folder under another parent folder of the same project. Every note keeps its id; a project folder keeps its handle; links written as paths are rewritten in the same commit.",
+			Schema: `{"type":"object","properties":{
+"project":{"type":"string","description":"Project handle; path may then be relative to the project's folder."},
+"path":{"type":"string","description":"The folder to move."},
+"toParent":{"type":"string","description":"The folder to move it into."}},
+"required":["path","toParent"],"additionalProperties":false}`,
+			Handle: moveFolder,
+		},
+		{
+			Name: "rename_folder", Toolset: ToolsetGateway, Title: "Rename a folder", Idempotent: false,
+			Description: "Rename a folder in place. Every note keeps its id; if the folder is a project, its handle does not change (use rename_project for that); links written as paths are rewritten in the same commit.",
+			Schema: `{"type":"object","properties":{
+"project":{"type":"string","description":"Project handle; path may then be relative to the project's folder."},
+"path":{"type":"string","description":"The folder to rename."},
+"name":{"type":"string","description":"Its new name (one folder name, no slashes)."}},
+"required":["path","name"],"additionalProperties":false}`,
+			Handle: renameFolder,
+		},
+		{
+			Name: "rename_project", Toolset: ToolsetGateway, Title: "Rename a project", Idempotent: false,
+			Description: "Change a project's handle and/or display name. The old handle stays as an alias and keeps working everywhere (as `project`, in tokens and grants). The folder does not move.",
+			Schema: `{"type":"object","properties":{
+"project":{"type":"string","description":"Current handle (or an alias)."},
+"handle":{"type":"string","description":"New handle, in the same space."},
+"name":{"type":"string","description":"New display name."}},
+"required":["project"],"additionalProperties":false}`,
+			Handle: renameProject,
+		},
+		{
+			Name: "create_notes", Toolset: ToolsetGateway, Title: "Create many notes", Idempotent: false,
+			Description: "Create many shared notes in one call, best effort and not transactional: results[] says ok (with id and path) or error (with the reason) for each, by index; the valid ones are written in one commit. Retry only the failures. Each note is as in create_note; links between notes of the batch resolve by title.",
+			Schema: `{"type":"object","properties":{
+"project":{"type":"string","description":"Default project for notes that do not name one."},
+"notes":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"object","properties":{
+"project":{"type":"string"},"body":{"type":"string"},"path":{"type":"string"},"type":{"type":"string"},
+"tags":{"type":"array","items":{"type":"string"}},
+"links":{"type":"array","items":{"type":"object","properties":{"type":{"type":"string"},"to":{"type":"string"},"toTitle":{"type":"string"}},"required":["type"],"additionalProperties":false}}},
+"required":["body"],"additionalProperties":false}}},
+"required":["notes"],"additionalProperties":false}`,
+			Handle: createNotes,
+		},
+	}
+}
+
+func linkOne(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a vault.LinkArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := required("from", a.From); err != nil {
+		return nil, err
+	}
+	return e.Vault.Link(e.Caller(), a)
+}
+
+func linkMany(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Links []vault.LinkArgs `json:"links"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	return e.Vault.LinkMany(e.Caller(), a.Links, "links")
+}
+
+func moveNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Ref          string `json:"ref"`
+		ToPath       string `json:"toPath"`
+		VersionToken string `json:"versionToken"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := required("ref", a.Ref); err != nil {
+		return nil, err
+	}
+	return e.Vault.MoveNote(e.Caller(), a.Ref, a.ToPath, a.VersionToken)
+}
+
+func renameNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Ref          string `json:"ref"`
+		Title        string `json:"title"`
+		UpdateLinks  bool   `json:"updateLinks"`
+		VersionToken string `json:"versionToken"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := required("ref", a.Ref); err != nil {
+		return nil, err
+	}
+	return e.Vault.RenameNote(e.Caller(), a.Ref, a.Title, a.VersionToken, a.UpdateLinks)
+}
+
+func moveFolder(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Project  string `json:"project"`
+		Path     string `json:"path"`
+		ToParent string `json:"toParent"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := required("toParent", a.ToParent); err != nil {
+		return nil, err
+	}
+	return e.Vault.MoveFolder(e.Caller(), a.Project, a.Path, a.ToParent)
+}
+
+func renameFolder(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Project string `json:"project"`
+		Path    string `json:"path"`
+		Name    string `json:"name"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	return e.Vault.RenameFolder(e.Caller(), a.Project, a.Path, a.Name)
+}
+
+func renameProject(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Project string `json:"project"`
+		Handle  string `json:"handle"`
+		Name    string `json:"name"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := required("project", a.Project); err != nil {
+		return nil, err
+	}
+	return e.Vault.RenameProject(e.Caller(), a.Project, a.Handle, a.Name)
+}
+
+func createNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Project string `json:"project"`
+		Notes   []struct {
+			Project string           `json:"project"`
+			Body    string           `json:"body"`
+			Path    string           `json:"path"`
+			Type    string           `json:"type"`
+			Tags    []string         `json:"tags"`
+			Links   []vault.LinkSpec `json:"links"`
+		} `json:"notes"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	notes := make([]vault.CreateArgs, len(a.Notes))
+	for i, n := range a.Notes {
+		notes[i] = vault.CreateArgs{Project: n.Project, Body: n.Body, Path: n.Path, Type: n.Type, Tags: n.Tags, Links: n.Links}
+	}
+	res, err := e.Vault.CreateNotes(e.Caller(), a.Project, notes)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"results": res}, nil
+}
