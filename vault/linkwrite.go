@@ -46,7 +46,10 @@ func (v *Vault) Link(c Caller, a LinkArgs) (*LinkOutcome, error) {
 }
 
 // link errors carry their argument name before the first ": ".
-func linkErrArg(s string) string { a, _, _ := strings.Cut(strings.TrimPrefix(s, "argument "), ": "); return a }
+func linkErrArg(s string) string {
+	a, _, _ := strings.Cut(strings.TrimPrefix(s, "argument "), ": ")
+	return a
+}
 func linkErrMsg(s string) string {
 	_, m, ok := strings.Cut(strings.TrimPrefix(s, "argument "), ": ")
 	if !ok {
@@ -210,4 +213,3 @@ func addTypedLink(n *Note, typ, target string) {
 	n.SetKey("links", seq)
 	n.EnsureID()
 }
-

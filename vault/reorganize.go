@@ -21,7 +21,7 @@ type Moved struct {
 	Title        string   `json:"title,omitempty"`
 	VersionToken string   `json:"versionToken,omitempty"`
 	Commit       string   `json:"commit"`
-	Notes        int      `json:"notes,omitempty"`       // notes moved, for folders
+	Notes        int      `json:"notes,omitempty"`            // notes moved, for folders
 	Rewritten    []string `json:"linksRewrittenIn,omitempty"` // other notes whose links were updated
 }
 
