@@ -23,6 +23,8 @@ test-e2e: build
 build:
 	go build -o bin/cairn ./cmd/cairn
 
-# The foundation's figures on a generated 10,000-note vault (see docs/benchmarks.md).
+# The figures in docs/benchmarks.md: the foundation on a generated
+# 10,000-note vault, and the link graph.
 bench:
 	go run ./bench/vaultbench -notes 10000
+	go run ./bench/graphbench

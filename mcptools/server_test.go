@@ -403,3 +403,45 @@ func TestFiftyConcurrentClientsCreatingNotesAllLand(t *testing.T) {
 		t.Fatalf("status not clean:\n%s", out)
 	}
 }
+
+func TestGraphToolsOverHTTP(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	c := ts.client(t, ts.token(t, "owner", "write"))
+	var batch struct {
+		Results []vault.BatchResult `json:"results"`
+	}
+	ok(t, c, "create_notes", map[string]any{"project": "acme/launch", "notes": []map[string]any{
+		{"body": "# Alpha\n\nlinks to [[Beta]]"}, {"body": "# Beta\n\nback to [[Alpha]]"}, {"body": "untitled"},
+	}}, &batch)
+	if batch.Results[0].Status != "ok" || batch.Results[1].Status != "ok" || batch.Results[2].Status != "error" {
+		t.Fatalf("create_notes: %+v", batch.Results)
+	}
+	var linked vault.LinkOutcome
+	ok(t, c, "link", map[string]any{"from": "[[Alpha]]", "to": "[[Pricing]]", "type": "depends_on"}, &linked)
+	ok(t, c, "link", map[string]any{"from": "[[Alpha]]", "to": "[[Pricing]]", "type": "depends_on"}, &linked)
+	if linked.Results[0].Status != "unchanged" {
+		t.Fatalf("second link: %+v", linked)
+	}
+	var moved vault.Moved
+	ok(t, c, "move_note", map[string]any{"ref": "[[Alpha]]", "toPath": "acme/launch/specs"}, &moved)
+	ok(t, c, "rename_note", map[string]any{"ref": "[[Beta]]", "title": "Gamma", "updateLinks": true}, &moved)
+	var note vault.NoteView
+	ok(t, c, "get_note", map[string]any{"ref": batch.Results[0].ID, "detailed": true}, &note)
+	var targets []string
+	for _, l := range note.Links.Outgoing {
+		if l.To != nil {
+			targets = append(targets, l.To.Title)
+		}
+	}
+	if strings.Join(targets, ",") != "Gamma,Pricing" || !strings.Contains(note.Content, "[[Gamma]]") {
+		t.Fatalf("Alpha's links after the rename: %v\n%s", targets, note.Content)
+	}
+	failing(t, c, "move_note", map[string]any{"ref": "[[Gamma]]", "toPath": "acme/infra"}, "argument toPath")
+	var proj vault.Project
+	ok(t, c, "rename_project", map[string]any{"project": "acme/launch", "handle": "acme/go-live"}, &proj)
+	var l vault.Listing
+	ok(t, c, "list_notes", map[string]any{"project": "acme/launch"}, &l)
+	if l.Project != "acme/go-live" {
+		t.Fatalf("old handle after rename_project: %+v", l.Project)
+	}
+}
