@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
@@ -77,28 +79,64 @@ func (c *catalog) save() error {
 	return nil
 }
 
-// sync makes the catalog match the files seen on disk.
+// sync makes the catalog match the files seen on disk. Changed files are
+// read and parsed by several workers (parsing dominates a cold start).
 func (c *catalog) sync(root string, seen map[string]fileStamp) {
 	for p := range c.entries {
 		if _, ok := seen[p]; !ok {
 			c.remove(p)
 		}
 	}
+	var todo []string
 	for p, st := range seen {
 		if e, ok := c.entries[p]; ok && e.Size == st.size && e.Mtime.Equal(st.mtime) {
 			continue
 		}
-		data, err := readFileNoFollow(filepath.Join(root, filepath.FromSlash(p)))
-		if err != nil {
-			continue
+		todo = append(todo, p)
+	}
+	type parsed struct {
+		n  *Note
+		st fileStamp
+	}
+	jobs := make(chan string)
+	results := make(chan parsed, 64)
+	workers := min(runtime.NumCPU(), 8, len(todo))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range jobs {
+				data, err := readFileNoFollow(filepath.Join(root, filepath.FromSlash(p)))
+				if err != nil {
+					continue
+				}
+				n := ParseNote(p, data)
+				n.links = n.Links()
+				results <- parsed{n, seen[p]}
+			}
+		}()
+	}
+	go func() {
+		for _, p := range todo {
+			jobs <- p
 		}
-		c.put(ParseNote(p, data), st)
+		close(jobs)
+		wg.Wait()
+		close(results)
+	}()
+	for r := range results {
+		c.put(r.n, r.st)
 	}
 }
 
 func (c *catalog) put(n *Note, st fileStamp) {
 	c.remove(n.Path)
-	e := &catEntry{ID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: n.Links(), Size: st.size, Mtime: st.mtime}
+	links := n.links
+	if links == nil {
+		links = n.Links()
+	}
+	e := &catEntry{ID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: links, Size: st.size, Mtime: st.mtime}
 	c.entries[n.Path] = e
 	c.graph.Set(graphNote(n.Path, e))
 	c.dirty = true

@@ -37,6 +37,8 @@ type Note struct {
 	fmNode *yaml.Node // the mapping node, nil when the file has none
 	fmErr  error      // the frontmatter could not be parsed
 	Body   []byte     // everything after the frontmatter region
+
+	links []wikilinks.Link // parsed ahead of time by a catalog worker, if set
 }
 
 var yamlFormat = frontmatter.NewFormat("---", "---", yaml.Unmarshal)

@@ -66,6 +66,16 @@ func New() *Graph {
 
 // Fold lower-cases s and removes its accents: "École" → "ecole".
 func Fold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii { // nothing to strip: most titles and targets
+		return strings.ToLower(strings.TrimSpace(s))
+	}
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	out, _, err := transform.String(t, s)
 	if err != nil {

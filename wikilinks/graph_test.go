@@ -74,3 +74,11 @@ func TestVisibilityHidesNotesEverywhere(t *testing.T) {
 		t.Fatalf("an invisible id must look absent: %+v", r)
 	}
 }
+
+func TestFold(t *testing.T) {
+	for in, want := range map[string]string{"École": "ecole", " Décision Prix ": "decision prix", "PLAIN": "plain", "çà": "ca"} {
+		if got := Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
