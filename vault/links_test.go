@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -84,5 +86,53 @@ func TestLinksFromPrivateOrForbiddenNotesStayHidden(t *testing.T) {
 	}
 	if fromMemory(camille) != 0 {
 		t.Fatal("camille sees the owner's memory linking to Pricing")
+	}
+}
+
+// The sample vault is written as an Obsidian user would (every link form,
+// aliases, block refs, table-cell links, fake links in code). Every link in
+// it must resolve, except the two deliberate forward references; and what
+// Obsidian keeps in .obsidian/ is never a note.
+func TestSampleVaultLinksResolveLikeObsidian(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, ".obsidian", "plugins", "p"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".obsidian", "app.json"), []byte(`{"alwaysUpdateLinks":true}`), 0o644)
+	os.WriteFile(filepath.Join(dir, ".obsidian", "plugins", "p", "Plugin notes.md"), []byte("# Plugin notes\n[[Pricing]]\n"), 0o644)
+	v, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	var unresolved []string
+	total := 0
+	for _, e := range v.cat.graph.Unresolved() {
+		unresolved = append(unresolved, e.Target+" ("+e.Status+")")
+	}
+	v.catMu.Lock()
+	for _, e := range v.cat.entries {
+		total += len(e.Links)
+		for _, l := range e.Links {
+			if strings.Contains(l.Target, "Not a link") || strings.Contains(l.Target, "Not either") {
+				t.Errorf("a link inside code was parsed: %+v", l)
+			}
+		}
+	}
+	for p := range v.cat.entries {
+		if strings.HasPrefix(p, ".obsidian") {
+			t.Errorf(".obsidian file indexed: %s", p)
+		}
+	}
+	v.catMu.Unlock()
+	if strings.Join(unresolved, ", ") != "Partner program (unresolved), Tarifs 2028 (unresolved)" {
+		t.Fatalf("unresolved links: %v", unresolved)
+	}
+	if total < 250 {
+		t.Fatalf("only %d links parsed in the sample vault", total)
+	}
+	if _, err := v.GetNote(owner, "Plugin notes", false, ""); !IsNotFound(err) {
+		t.Fatalf("a note under .obsidian/ is reachable: %v", err)
 	}
 }
