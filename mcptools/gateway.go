@@ -166,22 +166,29 @@ func getNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	return e.Vault.GetNote(e.Caller(), a.Ref, a.Detailed, a.Revision)
 }
 
+// noteArgs are one note's arguments, for create_note and create_notes.
+type noteArgs struct {
+	Project string           `json:"project"`
+	Body    string           `json:"body"`
+	Path    string           `json:"path"`
+	Type    string           `json:"type"`
+	Tags    []string         `json:"tags"`
+	Links   []vault.LinkSpec `json:"links"`
+}
+
+func (a noteArgs) vault() vault.CreateArgs {
+	return vault.CreateArgs{Project: a.Project, Body: a.Body, Path: a.Path, Type: a.Type, Tags: a.Tags, Links: a.Links}
+}
+
 func createNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
-	var a struct {
-		Project string           `json:"project"`
-		Body    string           `json:"body"`
-		Path    string           `json:"path"`
-		Type    string           `json:"type"`
-		Tags    []string         `json:"tags"`
-		Links   []vault.LinkSpec `json:"links"`
-	}
+	var a noteArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	if err := required("body", a.Body); err != nil {
 		return nil, err
 	}
-	return e.Vault.CreateNote(e.Caller(), vault.CreateArgs{Project: a.Project, Body: a.Body, Path: a.Path, Type: a.Type, Tags: a.Tags, Links: a.Links})
+	return e.Vault.CreateNote(e.Caller(), a.vault())
 }
 
 func editNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {

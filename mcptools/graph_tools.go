@@ -191,22 +191,15 @@ func renameProject(ctx context.Context, e *Env, raw json.RawMessage) (any, error
 
 func createNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	var a struct {
-		Project string `json:"project"`
-		Notes   []struct {
-			Project string           `json:"project"`
-			Body    string           `json:"body"`
-			Path    string           `json:"path"`
-			Type    string           `json:"type"`
-			Tags    []string         `json:"tags"`
-			Links   []vault.LinkSpec `json:"links"`
-		} `json:"notes"`
+		Project string     `json:"project"`
+		Notes   []noteArgs `json:"notes"`
 	}
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	notes := make([]vault.CreateArgs, len(a.Notes))
 	for i, n := range a.Notes {
-		notes[i] = vault.CreateArgs{Project: n.Project, Body: n.Body, Path: n.Path, Type: n.Type, Tags: n.Tags, Links: n.Links}
+		notes[i] = n.vault()
 	}
 	res, err := e.Vault.CreateNotes(e.Caller(), a.Project, notes)
 	if err != nil {
