@@ -312,7 +312,11 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 	for _, f := range files {
 		to := dest + strings.TrimPrefix(f, dir)
 		if !isNotePath(f) {
-			// Markers and attachments move as they are.
+			// Markers and attachments move as they are; files git does not
+			// track (an editor's .DS_Store, ignored build output) stay put.
+			if _, tracked, _ := v.store.Version(f); !tracked {
+				continue
+			}
 			data, err := os.ReadFile(v.abs(f))
 			if err != nil {
 				return nil, err
