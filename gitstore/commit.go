@@ -41,6 +41,9 @@ type Change struct {
 	// content (or be absent when not committed): a change made in an editor
 	// and not yet committed is never overwritten.
 	RequireClean bool
+	// When Absent is set (a deletion made by hand, being committed), the
+	// file must still be absent when the commit happens.
+	Absent bool
 }
 
 // CommitRequest is one commit: its author, message, trailers and changes.
@@ -124,18 +127,33 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	}
 	defer unlock()
 
+	if err := inProgress(s.gitDir); err != nil {
+		return "", err
+	}
 	if err := s.refreshLocked(); err != nil {
 		return "", err
 	}
-	tree, head, err := s.headTree()
-	if err != nil {
-		return "", err
+	// The tree is built on the head the version map describes (not on a
+	// second read of HEAD), and the branch lock below checks the branch
+	// still names it: a commit landing in between makes this one fail
+	// with ErrHeadMoved rather than skip its version checks.
+	head := s.versions.head
+	var tree *object.Tree
+	if !head.IsZero() {
+		hc, err := s.repo.CommitObject(head)
+		if err != nil {
+			return "", fmt.Errorf("read HEAD commit: %w", err)
+		}
+		if tree, err = s.repo.TreeObject(hc.TreeHash); err != nil {
+			return "", fmt.Errorf("read HEAD tree: %w", err)
+		}
 	}
 	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
 	b := &batch{}
 	defer b.abort()
 	blobs := map[string]plumbing.Hash{}
 	unchanged := map[string]bool{} // written with the content it already had
+	committedBlobs := map[string]plumbing.Hash{}
 	changed := false
 	for _, c := range req.Changes {
 		cur, committed := s.versions.paths[c.Path]
@@ -154,6 +172,7 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 				committedBlob = e.Hash
 			}
 		}
+		committedBlobs[c.Path] = committedBlob
 		if c.RequireClean {
 			clean, err := s.diskMatches(c.Path, committedBlob)
 			if err != nil {
@@ -226,6 +245,15 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	defer refLock.release()
+	index, err := s.readIndex()
+	if err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	// Checked again now that git's locks are held: an editor's save since
+	// the first check is never overwritten.
+	if err := s.checkClean(req.Changes, committedBlobs); err != nil {
+		return "", err
+	}
 
 	// Work tree: new contents are staged beside the objects and synced with
 	// them; deletions happen once everything is in place.
@@ -253,6 +281,14 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 			continue
 		}
 		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
+		if c.RequireClean {
+			if clean, err := s.diskMatches(c.Path, committedBlobs[c.Path]); err != nil || !clean {
+				return "", &DirtyError{Path: c.Path}
+			}
+		}
+		if c.Absent {
+			continue // already gone, by hand
+		}
 		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
 			return "", fmt.Errorf("commit: remove %s: %w", c.Path, err)
 		}
@@ -264,12 +300,14 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 		return "", fmt.Errorf("commit: move %s: %w", branch, err)
 	}
 	s.appendReflogs(branch, head, commitHash, sig, subject)
-	idx, err := s.indexBytes(req.Changes, blobs)
+	idx, err := s.indexBytes(index, req.Changes, blobs)
 	if err == nil {
 		err = idxLock.commit(idx, false)
 	}
 	if err != nil {
-		return "", fmt.Errorf("commit %s made, but the git index was not updated (run `git reset` in the vault): %w", commitHash, err)
+		// The commit is made and the files are in place; only git's cache
+		// of the work tree lags. Say so, but the write stands.
+		s.indexWarning = fmt.Sprintf("commit %s made, but the git index was not updated (run `git reset` in the vault): %v", commitHash, err)
 	}
 	s.versions.head = commitHash
 	for _, c := range req.Changes {
@@ -295,6 +333,41 @@ func (s *Store) diskMatches(path string, committed plumbing.Hash) (bool, error) 
 		return false, nil
 	}
 	return blobHash(data) == committed, nil
+}
+
+// checkClean fails with DirtyError when a RequireClean path's file on disk
+// no longer equals its committed content.
+func (s *Store) checkClean(changes []Change, committed map[string]plumbing.Hash) error {
+	for _, c := range changes {
+		if c.Absent {
+			if _, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(c.Path))); err == nil {
+				return &DirtyError{Path: c.Path}
+			}
+		}
+		if !c.RequireClean {
+			continue
+		}
+		clean, err := s.diskMatches(c.Path, committed[c.Path])
+		if err != nil {
+			return err
+		}
+		if !clean {
+			return &DirtyError{Path: c.Path}
+		}
+	}
+	return nil
+}
+
+// inProgress refuses to commit while git is in the middle of a merge,
+// rebase, cherry-pick or revert: a commit then would drop the conflict
+// state a person is resolving.
+func inProgress(gitDir string) error {
+	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply"} {
+		if _, err := os.Stat(filepath.Join(gitDir, f)); err == nil {
+			return fmt.Errorf("a git %s is in progress in the vault; finish or abort it first (%s exists)", strings.ToLower(strings.SplitN(strings.TrimSuffix(f, "_HEAD"), "-", 2)[0]), f)
+		}
+	}
+	return nil
 }
 
 // blobHash is git's object id of a blob. crypto/sha1 is several times

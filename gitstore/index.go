@@ -14,11 +14,39 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
+// indexState is the index as read under index.lock: scanned for the
+// fast splice, or (version 4) left to go-git.
+type indexState struct {
+	parsed *parsedIndex
+}
+
+// readIndex reads and checks the index before anything changes, so that an
+// index cairn cannot update refuses the commit up front.
+func (s *Store) readIndex() (*indexState, error) {
+	data, err := os.ReadFile(filepath.Join(s.gitDir, "index"))
+	if errors.Is(err, os.ErrNotExist) {
+		data = emptyIndex()
+	} else if err != nil {
+		return nil, err
+	}
+	pi, err := parseIndex(data)
+	if errors.Is(err, errIndexFallback) {
+		if _, gerr := s.repo.Storer.Index(); gerr != nil {
+			return nil, fmt.Errorf("%w (%v)", errIndexUnsupported, gerr)
+		}
+		return &indexState{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &indexState{parsed: pi}, nil
+}
+
 // indexBytes renders the git index updated for the changed paths only,
 // leaving whatever else a person staged alone, so `git status` in the vault
 // stays clean. Call it after the work-tree files are written: the entries
 // carry their stat data.
-func (s *Store) indexBytes(changes []Change, blobs map[string]plumbing.Hash) ([]byte, error) {
+func (s *Store) indexBytes(st *indexState, changes []Change, blobs map[string]plumbing.Hash) ([]byte, error) {
 	updates := make([]indexUpdate, 0, len(changes))
 	for _, c := range changes {
 		u := indexUpdate{name: c.Path, hash: blobs[c.Path], del: c.Delete}
@@ -29,18 +57,10 @@ func (s *Store) indexBytes(changes []Change, blobs map[string]plumbing.Hash) ([]
 		}
 		updates = append(updates, u)
 	}
-	data, err := os.ReadFile(filepath.Join(s.gitDir, "index"))
-	if errors.Is(err, os.ErrNotExist) {
-		return spliceIndex(emptyIndex(), updates)
+	if st.parsed != nil {
+		return st.parsed.splice(updates), nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	out, err := spliceIndex(data, updates)
-	if errors.Is(err, errIndexFallback) {
-		return s.encodeIndexSlow(updates)
-	}
-	return out, err
+	return s.encodeIndexSlow(updates)
 }
 
 // emptyIndex is a version 2 index with no entries (its checksum is

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"sort"
 
@@ -25,24 +26,34 @@ type indexUpdate struct {
 	del  bool
 }
 
-// spliceIndex rewrites a version 2 or 3 git index, replacing or removing
-// the entries of the given paths and copying every other entry's bytes as
-// they are. The cache-tree extension (stale now) and offset tables are
-// dropped; git rebuilds them when it needs them.
-func spliceIndex(data []byte, updates []indexUpdate) ([]byte, error) {
+// parsedIndex is a version 2 or 3 git index, scanned: where each entry's
+// bytes are, and the extensions worth keeping.
+type parsedIndex struct {
+	data    []byte
+	entries []indexSpan
+	exts    []byte
+}
+
+type indexSpan struct {
+	name       []byte
+	start, end int
+}
+
+// parseIndex scans an index. errIndexFallback: a format it leaves to
+// go-git (version 4); errIndexUnsupported: one nobody here can update.
+func parseIndex(data []byte) (*parsedIndex, error) {
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, errIndexFallback
+		return nil, errors.New("index: not a git index")
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
-	if version != 2 && version != 3 {
+	if version == 4 {
 		return nil, errIndexFallback
 	}
-	count := int(binary.BigEndian.Uint32(data[8:12]))
-	type span struct {
-		name       []byte
-		start, end int
+	if version != 2 && version != 3 {
+		return nil, fmt.Errorf("index: version %d: %w", version, errIndexUnsupported)
 	}
-	entries := make([]span, 0, count)
+	count := int(binary.BigEndian.Uint32(data[8:12]))
+	pi := &parsedIndex{data: data, entries: make([]indexSpan, 0, count)}
 	off := 12
 	body := data[:len(data)-20]
 	for i := 0; i < count; i++ {
@@ -66,17 +77,16 @@ func spliceIndex(data []byte, updates []indexUpdate) ([]byte, error) {
 			}
 			nlen = j
 		}
-		entryLen := hdr + nlen
-		padded := (entryLen + 8) &^ 7
+		padded := (hdr + nlen + 8) &^ 7
 		if off+padded > len(body) {
 			return nil, errors.New("index: truncated name")
 		}
-		entries = append(entries, span{name: body[nameStart : nameStart+nlen], start: off, end: off + padded})
+		pi.entries = append(pi.entries, indexSpan{name: body[nameStart : nameStart+nlen], start: off, end: off + padded})
 		off += padded
 	}
-	// Extensions: keep resolve-undo, drop the rest that is optional;
-	// a required (lower-case) one means a format this splice cannot keep.
-	var exts []byte
+	// Extensions: keep resolve-undo, drop the rest that is optional; a
+	// required (lower-case) one, such as a split or sparse index, is a
+	// format this splice cannot keep.
 	for off < len(body) {
 		if off+8 > len(body) {
 			return nil, errors.New("index: truncated extension")
@@ -87,21 +97,30 @@ func spliceIndex(data []byte, updates []indexUpdate) ([]byte, error) {
 			return nil, errors.New("index: truncated extension")
 		}
 		if sig[0] < 'A' || sig[0] > 'Z' {
-			return nil, errIndexFallback
+			return nil, fmt.Errorf("index: extension %q (a split or sparse index): %w", sig, errIndexUnsupported)
 		}
 		if string(sig) == "REUC" {
-			exts = append(exts, body[off:off+8+size]...)
+			pi.exts = append(pi.exts, body[off:off+8+size]...)
 		}
 		off += 8 + size
 	}
+	return pi, nil
+}
 
+// errIndexUnsupported: an index cairn cannot update (split or sparse).
+var errIndexUnsupported = errors.New("cairn cannot update this git index; run `git update-index --no-split-index` (and `git sparse-checkout disable`) in the vault")
+
+// splice replaces or removes the entries of the given paths and copies
+// every other entry's bytes as they are. The cache-tree extension (stale
+// now) and offset tables are dropped; git rebuilds them when it needs them.
+func (pi *parsedIndex) splice(updates []indexUpdate) []byte {
 	sort.Slice(updates, func(i, j int) bool { return updates[i].name < updates[j].name })
 	replaced := make(map[string]bool, len(updates))
 	for _, u := range updates {
 		replaced[u.name] = true
 	}
-	out := bytes.NewBuffer(make([]byte, 0, len(data)+256))
-	out.Write(data[:12])
+	out := bytes.NewBuffer(make([]byte, 0, len(pi.data)+256))
+	out.Write(pi.data[:12])
 	n, ui := 0, 0
 	emit := func(u indexUpdate) {
 		if !u.del {
@@ -109,7 +128,7 @@ func spliceIndex(data []byte, updates []indexUpdate) ([]byte, error) {
 			n++
 		}
 	}
-	for _, e := range entries {
+	for _, e := range pi.entries {
 		for ui < len(updates) && updates[ui].name < string(e.name) {
 			emit(updates[ui])
 			ui++
@@ -117,17 +136,26 @@ func spliceIndex(data []byte, updates []indexUpdate) ([]byte, error) {
 		if replaced[string(e.name)] {
 			continue // every stage of a replaced path goes; its update follows in order
 		}
-		out.Write(data[e.start:e.end])
+		out.Write(pi.data[e.start:e.end])
 		n++
 	}
 	for ; ui < len(updates); ui++ {
 		emit(updates[ui])
 	}
-	out.Write(exts)
+	out.Write(pi.exts)
 	res := out.Bytes()
 	binary.BigEndian.PutUint32(res[8:12], uint32(n))
 	sum := sha1.Sum(res)
-	return append(res, sum[:]...), nil
+	return append(res, sum[:]...)
+}
+
+// spliceIndex parses and splices in one go.
+func spliceIndex(data []byte, updates []indexUpdate) ([]byte, error) {
+	pi, err := parseIndex(data)
+	if err != nil {
+		return nil, err
+	}
+	return pi.splice(updates), nil
 }
 
 // encodeEntry renders one stage-0 entry of a regular file.

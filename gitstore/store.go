@@ -33,6 +33,18 @@ type Store struct {
 	repo     *git.Repository
 	versions *versionMap
 	dirty    bool // versions changed since last persisted
+	// indexWarning is set when a commit landed but the index could not be
+	// updated; IndexWarning hands it out once.
+	indexWarning string
+}
+
+// IndexWarning returns (and clears) the last index problem, if any.
+func (s *Store) IndexWarning() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.indexWarning
+	s.indexWarning = ""
+	return w
 }
 
 // ErrNotRepository is returned by Open when dir is not a git work tree.

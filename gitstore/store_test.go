@@ -302,3 +302,63 @@ func TestAGitProcessHoldingALockMakesTheCommitFailWithoutChanges(t *testing.T) {
 		t.Fatalf("status: %s", st)
 	}
 }
+
+func TestIncrementalVersionsSeeChangesUndoneLater(t *testing.T) {
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q", "-b", "main")
+	write := func(p, content, msg string) {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644)
+		runGit(t, dir, "add", "-A")
+		runGit(t, dir, "commit", "-q", "-m", msg)
+	}
+	write("a.md", "A\n", "a")
+	write("d/b.md", "B\n", "b")
+	cache := filepath.Join(t.TempDir(), "v.json")
+	s, err := Open(dir, Options{CacheFile: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	write("a.md", "changed\n", "a2")
+	write("a.md", "A\n", "a back") // A→B→A
+	runGit(t, dir, "rm", "-q", "d/b.md")
+	runGit(t, dir, "commit", "-q", "-m", "rm b")
+	write("d/b.md", "B\n", "b again") // deleted and re-added identically
+	s, err = Open(dir, Options{CacheFile: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"a.md", "d/b.md"} {
+		v, _, _ := s.Version(p)
+		if want := runGit(t, dir, "log", "-1", "--format=%H", "--", p); v != want {
+			t.Fatalf("%s: map %s, git log %s", p, v, want)
+		}
+	}
+}
+
+func TestUnsupportedIndexOrMergeInProgressRefusesBeforeAnyChange(t *testing.T) {
+	s, dir := newStore(t)
+	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "a.md", Content: []byte("a\n")})
+	head := runGit(t, dir, "rev-parse", "HEAD")
+	try := func(what string) {
+		t.Helper()
+		_, err := s.Commit(CommitRequest{Author: Signature{"a", "a@b"}, Message: "x", Changes: []Change{{Path: "a.md", Content: []byte("new\n")}}})
+		if err == nil {
+			t.Fatalf("%s: the commit went through", what)
+		}
+		if runGit(t, dir, "rev-parse", "HEAD") != head {
+			t.Fatalf("%s: HEAD moved", what)
+		}
+		if data, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(data) != "a\n" {
+			t.Fatalf("%s: the file changed: %q (%v)", what, data, err)
+		}
+	}
+	runGit(t, dir, "update-index", "--split-index")
+	try("split index")
+	runGit(t, dir, "update-index", "--no-split-index")
+	os.WriteFile(filepath.Join(dir, ".git", "MERGE_HEAD"), []byte(head+"\n"), 0o644)
+	try("merge in progress")
+	os.Remove(filepath.Join(dir, ".git", "MERGE_HEAD"))
+	commit(t, s, "now", Change{Path: "a.md", Content: []byte("new\n")})
+}

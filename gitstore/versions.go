@@ -108,21 +108,36 @@ func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash)
 	w := &treeWalker{repo: repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
 	if old != nil && !old.head.IsZero() {
 		if ok, err := isFirstParentAncestor(repo, old.head, headC); err == nil && ok {
-			oldC, err := repo.CommitObject(old.head)
-			if err != nil {
-				return nil, fmt.Errorf("read commit %s: %w", old.head, err)
-			}
+			// Every commit since the old head, newest first: the first one
+			// that changed (or deleted) a path decides it. Comparing only
+			// the two end trees would miss a change undone later (A→B→A),
+			// which `git log -1` does not.
 			vm := old.clone()
 			vm.head = head
-			unresolved := map[string]bool{}
-			err = w.diff(oldC.TreeHash, headC.TreeHash, "",
-				func(p string) { unresolved[p] = true },
-				func(p string) { delete(vm.paths, p) })
-			if err != nil {
-				return nil, err
-			}
-			if err := w.resolve(headC, unresolved, vm.paths); err != nil {
-				return nil, err
+			decided := map[string]bool{}
+			for c := headC; c.Hash != old.head; {
+				parent, err := repo.CommitObject(c.ParentHashes[0])
+				if err != nil {
+					return nil, fmt.Errorf("read commit %s: %w", c.ParentHashes[0], err)
+				}
+				hash := c.Hash
+				err = w.diff(parent.TreeHash, c.TreeHash, "",
+					func(p string) {
+						if !decided[p] {
+							decided[p] = true
+							vm.paths[p] = hash
+						}
+					},
+					func(p string) {
+						if !decided[p] {
+							decided[p] = true
+							delete(vm.paths, p)
+						}
+					})
+				if err != nil {
+					return nil, err
+				}
+				c = parent
 			}
 			return vm, nil
 		}

@@ -26,10 +26,26 @@ func WithIdentity(ctx context.Context, id Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
+// identitySource answers the identity anew at each use (stdio, where one
+// context serves the whole session).
+type identitySource func() (Identity, error)
+
+// WithIdentitySource puts a source of identity in a context: asked at every
+// tool listing and call, so a revoked token stops working at once.
+func WithIdentitySource(ctx context.Context, who func() (Identity, error)) context.Context {
+	return context.WithValue(ctx, identityKey{}, identitySource(who))
+}
+
 // IdentityFrom reads it back.
 func IdentityFrom(ctx context.Context) (Identity, bool) {
-	id, ok := ctx.Value(identityKey{}).(Identity)
-	return id, ok
+	switch v := ctx.Value(identityKey{}).(type) {
+	case Identity:
+		return v, true
+	case identitySource:
+		id, err := v()
+		return id, err == nil
+	}
+	return Identity{}, false
 }
 
 // IdentityOf turns a verified token into an identity.

@@ -10,10 +10,13 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// ServeStdio serves one client over stdin/stdout as the given identity.
-func ServeStdio(ctx context.Context, s *server.MCPServer, id Identity, in io.Reader, out io.Writer) error {
+// ServeStdio serves one client over stdin/stdout. mcp-go builds one context
+// for the whole session, so who is asked for the identity at every tool
+// listing and call: a token revoked while the session runs stops working at
+// once (who then fails: no tool is listed or callable).
+func ServeStdio(ctx context.Context, s *server.MCPServer, who func() (Identity, error), in io.Reader, out io.Writer) error {
 	stdio := server.NewStdioServer(s)
-	stdio.SetContextFunc(func(ctx context.Context) context.Context { return WithIdentity(ctx, id) })
+	stdio.SetContextFunc(func(ctx context.Context) context.Context { return WithIdentitySource(ctx, who) })
 	err := stdio.Listen(ctx, in, out)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil

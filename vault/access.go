@@ -90,14 +90,15 @@ func (a *Access) Marshal() ([]byte, error) {
 
 // role is the principal's membership role in a project (before the token's
 // ceiling): the owner writes everywhere; members have what is listed for
-// the project's handle or any of its aliases.
-func (a *Access) role(principal string, p *Project) Role {
+// the project's handle or one of its aliases (an alias counts only while
+// it names this project, never when another project holds that handle).
+func (a *Access) role(principal string, p *Project, ps *projectSet) Role {
 	if principal == a.Owner {
 		return RoleWrite
 	}
 	m := a.Members[principal]
 	best := RoleNone
-	for _, h := range append([]string{p.Handle}, p.Aliases...) {
+	for _, h := range p.names(ps) {
 		if r, err := ParseRole(m[h]); err == nil && r > best {
 			best = r
 		}

@@ -83,7 +83,10 @@ func (v *Vault) Grant(c Caller, principal, handle string, role Role) error {
 		a.Members = map[string]map[string]string{}
 	}
 	if role == RoleNone {
-		delete(a.Members[principal], p.Handle)
+		// The grant may be stored under an old handle: remove them all.
+		for _, h := range append([]string{p.Handle}, p.Aliases...) {
+			delete(a.Members[principal], h)
+		}
 		if len(a.Members[principal]) == 0 {
 			delete(a.Members, principal)
 		}

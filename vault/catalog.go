@@ -177,3 +177,16 @@ func (c *catalog) pathOf(id string) string {
 	}
 	return ""
 }
+
+// entry returns the catalog's entry for a path (nil when unknown); with
+// load, a path the catalog does not know yet is read first.
+func (v *Vault) entry(p string, load bool) *catEntry {
+	v.catMu.Lock()
+	defer v.catMu.Unlock()
+	e := v.cat.entries[p]
+	if e == nil && load {
+		v.cat.update(v.root, p)
+		e = v.cat.entries[p]
+	}
+	return e
+}

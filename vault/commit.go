@@ -3,6 +3,9 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"time"
 	"os/exec"
 	"strings"
 
@@ -35,13 +38,17 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 	if err != nil {
 		return "", err
 	}
+	if w := v.store.IndexWarning(); w != "" {
+		fmt.Fprintln(os.Stderr, "cairn:", w)
+	}
+	v.noteCommit(hash, changes)
 	v.catMu.Lock()
+	defer v.catMu.Unlock()
 	for _, ch := range changes {
 		if isNotePath(ch.Path) {
 			v.cat.update(v.root, ch.Path)
 		}
 	}
-	v.catMu.Unlock()
 	return hash, nil
 }
 
@@ -88,8 +95,14 @@ func (v *Vault) flushHuman(p string) error {
 	}
 	data, rerr := readFileNoFollow(v.abs(p))
 	ch := gitstore.Change{Path: p, Content: data}
-	if rerr != nil {
-		ch = gitstore.Change{Path: p, Delete: true}
+	switch {
+	case errors.Is(rerr, fs.ErrNotExist):
+		ch = gitstore.Change{Path: p, Delete: true, Absent: true} // deleted by hand
+	case rerr != nil:
+		// Too large, a link, unreadable: never take it for a deletion.
+		return fmt.Errorf("%s was changed on disk and cairn cannot read it (%v); commit or fix it by hand", p, rerr)
+	case len(data) > MaxNoteBytes:
+		return fmt.Errorf("%s was changed on disk and is now %d bytes, over the %d bytes cairn serves; commit it by hand", p, len(data), MaxNoteBytes)
 	}
 	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
 	_, err = v.commit(human, "Edit by hand: "+p, "", []gitstore.Change{ch})
@@ -100,4 +113,54 @@ func (v *Vault) flushHuman(p string) error {
 		return fmt.Errorf("commit the edit made on disk to %s: %w", p, err)
 	}
 	return nil
+}
+
+// noteCommit remembers the head this vault wrote, so that syncHead can
+// tell its own commits from others', and rescans the projects when a
+// commit changed a project marker.
+func (v *Vault) noteCommit(hash string, changes []gitstore.Change) {
+	v.mu.Lock()
+	v.knownHead = hash
+	v.mu.Unlock()
+	for _, ch := range changes {
+		if baseName(ch.Path) == ProjectMarker {
+			v.rescan()
+			return
+		}
+	}
+}
+
+// syncHead rescans the vault when HEAD moved without this vault writing
+// (a person's commit, the command line, a pull): project markers and notes
+// may have changed, and access decisions must see them.
+func (v *Vault) syncHead() error {
+	h, err := v.store.Head()
+	if err != nil {
+		return err
+	}
+	v.mu.Lock()
+	known := v.knownHead
+	v.knownHead = h
+	v.mu.Unlock()
+	if h == known {
+		return nil
+	}
+	return v.rescan()
+}
+
+// Maintain rescans the vault every interval until ctx ends, so that notes
+// and project markers written by hand (not committed) are seen within that
+// time. (The watcher will make this immediate.)
+func (v *Vault) Maintain(ctx interface{ Done() <-chan struct{} }, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			v.syncHead()
+			v.rescanIfStale(every)
+		}
+	}
 }

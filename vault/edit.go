@@ -238,6 +238,9 @@ func replaceSection(body, heading, content string) (string, error) {
 	h := outline[matches[0]]
 	lines := strings.SplitAfter(body, "\n")
 	start := h.Line // index of the line after the heading (0-based)
+	if start-1 < len(lines) && !strings.HasPrefix(strings.TrimLeft(lines[start-1], " "), "#") && start < len(lines) {
+		start++ // a setext heading: its underline (=== or ---) is part of it
+	}
 	end := len(lines)
 	for _, o := range outline[matches[0]+1:] {
 		if o.Level <= h.Level {

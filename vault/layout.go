@@ -60,9 +60,10 @@ func isNotePath(p string) bool {
 	return strings.HasSuffix(p, ".md") && !hiddenSegment(p) && !strings.HasPrefix(p, BanksDir+"/")
 }
 
+// parentDir is the folder holding p ("" for the vault root).
 func parentDir(p string) string {
-	d := path.Dir(p)
-	if d == "." {
+	d := path.Dir(strings.Trim(p, "/"))
+	if d == "." || d == "/" {
 		return ""
 	}
 	return d

@@ -31,6 +31,11 @@ func cleanRel(arg, p string) (string, error) {
 	if p == "" || p == "." {
 		return "", nil
 	}
+	if top, _, _ := strings.Cut(p, "/"); top != PeopleDir && top != BanksDir && (strings.EqualFold(top, PeopleDir) || strings.EqualFold(top, BanksDir)) {
+		// On a case-insensitive disk "People/x" would be people/x while
+		// access checks compare names exactly.
+		return "", argErr(arg, "%q: %q is a reserved name (write it in lower case)", p, top)
+	}
 	for _, seg := range strings.Split(p, "/") {
 		switch {
 		case seg == "" || seg == ".":

@@ -34,10 +34,11 @@ func (v *Vault) roleAt(c Caller, p string) Role {
 }
 
 func (v *Vault) projectRole(c Caller, a *Access, pr *Project) Role {
-	if c.Projects != nil && !slices.Contains(c.Projects, pr.Handle) && !slices.ContainsFunc(pr.Aliases, func(h string) bool { return slices.Contains(c.Projects, h) }) {
+	ps := v.projectSet()
+	if c.Projects != nil && !slices.ContainsFunc(pr.names(ps), func(h string) bool { return slices.Contains(c.Projects, h) }) {
 		return RoleNone
 	}
-	return min(a.role(c.Principal, pr), c.Ceiling)
+	return min(a.role(c.Principal, pr, ps), c.Ceiling)
 }
 
 // ProjectAccess is one project a caller can reach.
@@ -52,6 +53,9 @@ type ProjectAccess struct {
 
 // Projects lists the projects c can read, with its access and note count.
 func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
+	if err := v.syncHead(); err != nil {
+		return nil, err
+	}
 	if err := v.rescanIfStale(rescanEvery); err != nil {
 		return nil, err
 	}
@@ -83,6 +87,9 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 // handle and a forbidden one get the same answer.
 func (v *Vault) project(c Caller, arg, handle string) (*Project, Role, error) {
 	if err := validText(arg, handle); err != nil {
+		return nil, RoleNone, err
+	}
+	if err := v.syncHead(); err != nil {
 		return nil, RoleNone, err
 	}
 	pr := v.projectSet().byHandle[handle]

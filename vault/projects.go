@@ -21,6 +21,17 @@ type Project struct {
 	Dir     string   `yaml:"-" json:"-"` // vault-relative folder
 }
 
+// names are the project's handle and the aliases that still name it.
+func (p *Project) names(ps *projectSet) []string {
+	out := []string{p.Handle}
+	for _, a := range p.Aliases {
+		if ps.byHandle[a] == p {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // Space is the first segment of the project's handle.
 func (p *Project) Space() string {
 	s, _, _ := strings.Cut(p.Handle, "/")
@@ -96,7 +107,7 @@ func newProjectSet(root string, dirs []string) *projectSet {
 // of returns the project owning a vault path: the nearest folder, the path
 // itself included, that holds a marker. nil when none does.
 func (ps *projectSet) of(p string) *Project {
-	for d := p; ; d = parentDir(d) {
+	for d := strings.Trim(p, "/"); ; d = parentDir(d) {
 		if pr, ok := ps.byDir[d]; ok {
 			return pr
 		}

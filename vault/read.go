@@ -25,6 +25,9 @@ func (v *Vault) resolve(c Caller, arg, ref string) (string, error) {
 	if ref == "" {
 		return "", argErr(arg, "is empty: give a note id, a path or a title")
 	}
+	if err := v.syncHead(); err != nil {
+		return "", err
+	}
 	if strings.HasPrefix(ref, "[[") && strings.HasSuffix(ref, "]]") {
 		ref = strings.TrimSpace(ref[2 : len(ref)-2])
 		if i := strings.IndexAny(ref, "|#"); i >= 0 {
@@ -252,6 +255,9 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 	if err := validText("tag", a.Tag); err != nil {
 		return nil, err
 	}
+	if err := v.syncHead(); err != nil {
+		return nil, err
+	}
 	dir, err := cleanRel("path", a.Path)
 	if err != nil {
 		return nil, err
@@ -314,14 +320,7 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 			continue
 		}
 		e := Entry{Kind: "note", Path: rel, Name: name}
-		v.catMu.Lock()
-		ce, ok := v.cat.entries[rel]
-		if !ok {
-			v.cat.update(v.root, rel)
-			ce = v.cat.entries[rel]
-		}
-		v.catMu.Unlock()
-		if ce != nil {
+		if ce := v.entry(rel, true); ce != nil {
 			e.ID, e.Title, e.Type, e.Tags = ce.ID, ce.Title, ce.Type, ce.Tags
 		}
 		if a.Tag != "" && !hasTag(e.Tags, a.Tag) {

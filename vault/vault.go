@@ -39,6 +39,7 @@ type Vault struct {
 	accessStamp fileStamp
 	projects    *projectSet
 	scannedAt   time.Time
+	knownHead   string // the HEAD the catalog and projects reflect
 
 	serveLock *os.File
 }
@@ -83,6 +84,7 @@ func Open(root string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	v.cat = loadCatalog(filepath.Join(abs, CacheDir, "catalog.json"))
+	v.knownHead, _ = v.store.Head()
 	if err := v.rescan(); err != nil {
 		v.releaseServeLock()
 		return nil, fmt.Errorf("open vault: %w", err)

@@ -138,11 +138,9 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	}
 	if _, err := os.Lstat(v.abs(p)); err == nil {
 		existing := ""
-		v.catMu.Lock()
-		if e := v.cat.entries[p]; e != nil {
+		if e := v.entry(p, false); e != nil {
 			existing = " (id " + e.ID + ")"
 		}
-		v.catMu.Unlock()
 		return nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
 	}
 	n := &Note{Path: p, ID: NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
@@ -313,9 +311,10 @@ func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec, prefix string
 			if tp := v.projectSet().of(parentDir(p)); tp == nil || tp.Space() != pr.Space() {
 				return nil, argErr(arg+".to", "%q is in another space; links stay within one space", l.To)
 			}
-			v.catMu.Lock()
-			target = v.cat.entries[p].Title
-			v.catMu.Unlock()
+			target = strings.TrimSuffix(baseName(p), ".md")
+			if e := v.entry(p, true); e != nil {
+				target = e.Title
+			}
 		} else if err := validText(arg+".toTitle", target); err != nil || strings.ContainsAny(target, "[]|\n") {
 			return nil, argErr(arg+".toTitle", "%q must be a plain title (no brackets, '|' or line breaks)", target)
 		}

@@ -256,6 +256,13 @@ func TestStdioWithAReadTokenHidesWriteTools(t *testing.T) {
 	if !strings.Contains(who, `\"ceiling\":\"read\"`) {
 		t.Fatalf("whoami: %s", who)
 	}
+	// Revoked while the session runs: the next call has no tools.
+	list2, _ := run(t, true, "token", "list", "--vault", v)
+	run(t, true, "token", "revoke", "--vault", v, strings.Fields(strings.Split(list2, "\n")[1])[0])
+	after := s.call(t, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, `"tools"`)
+	if strings.Contains(after, `"get_note"`) {
+		t.Fatalf("a revoked token still lists tools: %s", after)
+	}
 	s.stop()
 	_, errOut := run(t, false, "serve", "--vault", v, "--token", "cairn_pat_bad_bad")
 	if !strings.Contains(errOut, "--token") {

@@ -79,17 +79,24 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	defer v.Close()
 	go persistEvery(ctx, v, 30*time.Second)
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
+	go v.Maintain(ctx, 3*time.Second)
 	owner := mcptools.OwnerIdentity(v.Owner(), o.toolsets)
-	if ln == nil && o.token != "" {
-		rec, err := mcptools.NewTokenStore(v.Root()).Verify(o.token)
-		if err != nil {
-			return fmt.Errorf("--token: %w", err)
-		}
-		owner = mcptools.IdentityOf(rec)
-	}
 	if ln == nil {
+		who := func() (mcptools.Identity, error) { return owner, nil }
+		if o.token != "" {
+			tokens := mcptools.NewTokenStore(v.Root())
+			rec, err := tokens.Verify(o.token)
+			if err != nil {
+				return fmt.Errorf("--token: %w", err)
+			}
+			owner = mcptools.IdentityOf(rec)
+			who = func() (mcptools.Identity, error) {
+				rec, err := tokens.Verify(o.token)
+				return mcptools.IdentityOf(rec), err
+			}
+		}
 		fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", v.Root(), owner.Principal)
-		return mcptools.ServeStdio(ctx, srv, owner, os.Stdin, os.Stdout)
+		return mcptools.ServeStdio(ctx, srv, who, os.Stdin, os.Stdout)
 	}
 	ho := mcptools.HTTPOptions{}
 	if o.noAuth {
