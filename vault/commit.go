@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"time"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
 )
