@@ -29,6 +29,9 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
+	if e.Current == "" {
+		return fmt.Sprintf("versionConflict: %s (read the notes again, then retry)", e.Reason)
+	}
 	return fmt.Sprintf("versionConflict: %s; current versionToken is %s (read the note again, then retry)", e.Reason, e.Current)
 }
 

@@ -84,6 +84,11 @@ func (v *Vault) LinkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcom
 		}
 		res.ToID, res.Target = toID, target
 		n := e.notes[p]
+		if seq := n.key("links"); seq != nil && seq.Kind != yaml.SequenceNode {
+			res.Status, res.Error = "error", argErr(arg+"from", "the note's frontmatter has a `links:` value that is not a list; fix it by hand").Error()
+			out.Results = append(out.Results, res)
+			continue
+		}
 		if hasTypedLink(n, l.Type, target, toID, v) {
 			res.Status = "unchanged"
 		} else {
@@ -133,21 +138,11 @@ func (v *Vault) prepareLink(c Caller, e *edits, arg string, l LinkArgs) (path, t
 		if !sameSpace(v, p, tp) {
 			return "", "", "", argErr(arg+"to", "%q is in another space; links stay within one space", l.To)
 		}
-		toID = v.cat.pathOfID(tp)
-		// Written by title when the title names this note for the
-		// caller; else by path, which always does.
-		n, _ := v.cat.graph.Note(toID)
-		target = n.Title
-		if r := v.cat.graph.ResolveFor(target, v.visibleTo(c)); r.ID != toID {
-			target = pathTarget(tp)
-		}
+		toID, target = v.linkTarget(tp)
 	} else {
 		target = strings.TrimSpace(l.ToTitle)
-		if err := validText(arg+"toTitle", target); err != nil {
+		if err := checkTitleRef(arg+"toTitle", target); err != nil {
 			return "", "", "", err
-		}
-		if target == "" || strings.ContainsAny(target, "[]|\n\r") || len(target) > 300 {
-			return "", "", "", argErr(arg+"toTitle", "%q must be a plain title (no brackets, '|' or line breaks)", l.ToTitle)
 		}
 		if r := v.cat.graph.ResolveFor(target, v.visibleTo(c)); r.Status == wikilinks.Resolved {
 			toID = r.ID
@@ -176,12 +171,21 @@ func sameSpace(v *Vault, a, b string) bool {
 	return sp(a) == sp(b)
 }
 
-// pathOfID turns a resolved path back to its note id.
-func (c *catalog) pathOfID(p string) string {
-	if e, ok := c.entries[p]; ok {
-		return e.ID
+// linkTarget is how a new link to the note at p is written: its title when
+// the title, as a link, names exactly this note for everyone (no # | [ ] ^
+// in it, not shared with another note), else its full path, which always
+// does. It returns the note's id too.
+func (v *Vault) linkTarget(p string) (id, target string) {
+	e := v.entry(p, true)
+	if e == nil {
+		return "", pathTarget(p)
 	}
-	return ""
+	if !strings.ContainsAny(e.Title, "#|[]^") {
+		if r := v.cat.graph.Resolve(e.Title); r.Status == wikilinks.Resolved && r.ID == e.ID {
+			return e.ID, e.Title
+		}
+	}
+	return e.ID, pathTarget(p)
 }
 
 func hasTypedLink(n *Note, typ, target, toID string, v *Vault) bool {
@@ -212,4 +216,15 @@ func addTypedLink(n *Note, typ, target string) {
 	seq.Content = append(seq.Content, m)
 	n.SetKey("links", seq)
 	n.EnsureID()
+}
+
+// checkTitleRef checks a title given to name a note in a new link.
+func checkTitleRef(arg, t string) error {
+	if err := validText(arg, t); err != nil {
+		return err
+	}
+	if strings.TrimSpace(t) == "" || strings.ContainsAny(t, "[]|#^\n\r\t") || len(t) > 300 {
+		return argErr(arg, "%q must be a plain title of at most 300 bytes (no [ ] | # ^ or line breaks)", t)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
@@ -40,8 +41,9 @@ func (v *Vault) resolve(c Caller, arg, ref string) (string, error) {
 			return p, err
 		}
 		if attempt == 0 {
-			// Not known: perhaps written by hand a moment ago.
-			if err := v.rescan(); err != nil {
+			// Not known: perhaps written by hand a moment ago. At most one
+			// rescan a second, however many unknown refs come.
+			if err := v.rescanIfStale(time.Second); err != nil {
 				return "", err
 			}
 		}
@@ -69,7 +71,18 @@ func (v *Vault) lookup(c Caller, arg, ref string) (string, error) {
 // visibleTo is the graph's view of what c may read. The graph calls it
 // under its own lock, so it must not touch the graph or the catalog.
 func (v *Vault) visibleTo(c Caller) wikilinks.Visible {
-	return func(id, path string) bool { return v.roleAt(c, path) >= RoleRead }
+	memo := map[string]bool{}
+	var mu sync.Mutex
+	return func(id, path string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		ok, seen := memo[path]
+		if !seen {
+			ok = v.roleAt(c, path) >= RoleRead
+			memo[path] = ok
+		}
+		return ok
+	}
 }
 
 func (v *Vault) abs(rel string) string { return filepath.Join(v.root, filepath.FromSlash(rel)) }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/wikilinks"
@@ -130,8 +131,8 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLink
 	if err := validText("title", title); err != nil {
 		return nil, err
 	}
-	if title == "" || strings.ContainsAny(title, "\n\r") || strings.ContainsAny(title, "[]|#^") {
-		return nil, argErr("title", "%q must be one line without [ ] | # ^", title)
+	if title == "" || strings.ContainsAny(title, "[]|#^") || strings.IndexFunc(title, unicode.IsControl) >= 0 {
+		return nil, argErr("title", "%q must be one line without [ ] | # ^ or control characters", title)
 	}
 	if len(title) > 200 {
 		return nil, argErr("title", "is longer than 200 bytes")
@@ -220,9 +221,16 @@ func setTitle(n *Note, old, title string) error {
 // folderNotes lists every file under a folder (notes and others).
 func (v *Vault) folderFiles(dir string) ([]string, error) {
 	var out []string
+	ign := v.ignoreMatcher()
 	err := filepath.WalkDir(v.abs(dir), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if rel, _ := filepath.Rel(v.root, p); ignored(ign, filepath.ToSlash(rel), d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil // git ignores it: it stays where it is
 		}
 		if d.Type()&os.ModeSymlink != 0 {
 			return fmt.Errorf("%s is a symbolic link; cairn does not move those", p)
@@ -246,8 +254,8 @@ func (v *Vault) MoveFolder(c Caller, project, path, toParent string) (*Moved, er
 // RenameFolder renames a folder in place.
 func (v *Vault) RenameFolder(c Caller, project, path, name string) (*Moved, error) {
 	name = strings.TrimSpace(name)
-	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
-		return nil, argErr("name", "%q must be a single folder name (no slashes, not starting with '.')", name)
+	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".md") {
+		return nil, argErr("name", "%q must be a single folder name (no slashes, not starting with '.', not ending in .md)", name)
 	}
 	if _, err := cleanRel("name", name); err != nil {
 		return nil, err
@@ -265,6 +273,10 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 	// Where the folder belongs: its project, or for a project's own
 	// folder, the project it sits in.
 	scope := v.scope(dir + "/x.md")
+	if isProject && parentDir(dir) != "" && v.roleAt(c, parentDir(dir)+"/x.md") < RoleWrite {
+		// Renaming or moving a sub-project's folder changes its parent.
+		return nil, fmt.Errorf("%w: the folder sits in a project you cannot change", ErrForbidden)
+	}
 	if isProject {
 		if parentDir(dir) == "" {
 			if newName == "" {
@@ -339,13 +351,21 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 		}
 	}
 	changes := append(e.changes(), others...)
+	if len(changes) == 0 {
+		return nil, argErr("path", "%q holds nothing git tracks; there is nothing to move", path)
+	}
 	verb := "Move"
 	if newName != "" {
 		verb = "Rename"
 	}
 	h, err := v.commit(c, fmt.Sprintf("%s folder %s to %s", verb, dir, dest), "", changes)
 	if err != nil {
-		return nil, v.conflictOr(path, dir, err)
+		var ce *gitstore.ConflictError
+		var de *gitstore.DirtyError
+		if errors.As(err, &ce) || errors.As(err, &de) {
+			return nil, &ConflictError{Reason: "a note in the folder was changed at the same moment; try again"}
+		}
+		return nil, err
 	}
 	if isProject {
 		v.rescan()

@@ -98,7 +98,7 @@ func (e *edits) retarget(id string, pick func(wikilinks.Edge) bool, newTarget st
 		rewriteLinks(n, byPath[p], newTarget)
 	}
 	if mustAll && len(blocked) > 0 {
-		return argErr("ref", "%d notes you cannot change link to this note by its path; the change would break their links", len(blocked))
+		return argErr("ref", "notes you cannot change link to this note by its path; the change would break their links")
 	}
 	return nil
 }
@@ -129,15 +129,11 @@ func rewriteLinks(n *Note, which []wikilinks.Edge, newTarget string) {
 					if item.Content[i].Value != "to" {
 						continue
 					}
-					t, frag := wikilinks.ParseRef(item.Content[i+1].Value)
+					t, _ := wikilinks.ParseRef(item.Content[i+1].Value)
 					if !want[t] {
 						continue
 					}
-					ref := "[[" + newTarget
-					if frag != "" {
-						ref += "#" + frag
-					}
-					item.Content[i+1].Value = ref + "]]"
+					item.Content[i+1].Value = retargetRef(item.Content[i+1].Value, newTarget)
 					item.Content[i+1].Style = yaml.DoubleQuotedStyle
 				}
 			}
@@ -174,3 +170,15 @@ func pathTarget(p string) string { return strings.TrimSuffix(p, ".md") }
 
 // byPathLink picks links that found their note by its path.
 func byPathLink(ed wikilinks.Edge) bool { return ed.How == wikilinks.ByPath }
+
+// retargetRef replaces the target of a typed link's value ("[[T#frag|label]]"
+// or a bare "T"), keeping its fragment and label.
+func retargetRef(value, newTarget string) string {
+	inner := strings.TrimSpace(value)
+	inner = strings.TrimSuffix(strings.TrimPrefix(inner, "[["), "]]")
+	rest := ""
+	if i := strings.IndexAny(inner, "#|"); i >= 0 {
+		rest = inner[i:]
+	}
+	return "[[" + newTarget + rest + "]]"
+}

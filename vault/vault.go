@@ -198,6 +198,7 @@ func (v *Vault) Owner() string {
 func (v *Vault) rescan() error {
 	var markers []string
 	seen := map[string]fileStamp{}
+	ign := v.ignoreMatcher()
 	err := filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == v.root {
@@ -212,9 +213,12 @@ func (v *Vault) rescan() error {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if rel != "" && strings.HasPrefix(name, ".") {
+			if rel != "" && (strings.HasPrefix(name, ".") || ignored(ign, rel, true)) {
 				return filepath.SkipDir
 			}
+			return nil
+		}
+		if ignored(ign, rel, false) {
 			return nil
 		}
 		if name == ProjectMarker {

@@ -302,7 +302,7 @@ func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec, prefix string
 		if (l.To == "") == (l.ToTitle == "") {
 			return nil, argErr(arg, "give exactly one of to (an existing note) or toTitle (a title)")
 		}
-		target := l.ToTitle
+		target := strings.TrimSpace(l.ToTitle)
 		if l.To != "" {
 			p, err := v.resolve(c, arg+".to", l.To)
 			if err != nil {
@@ -311,12 +311,9 @@ func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec, prefix string
 			if tp := v.projectSet().of(parentDir(p)); tp == nil || tp.Space() != pr.Space() {
 				return nil, argErr(arg+".to", "%q is in another space; links stay within one space", l.To)
 			}
-			target = strings.TrimSuffix(baseName(p), ".md")
-			if e := v.entry(p, true); e != nil {
-				target = e.Title
-			}
-		} else if err := validText(arg+".toTitle", target); err != nil || strings.ContainsAny(target, "[]|\n") {
-			return nil, argErr(arg+".toTitle", "%q must be a plain title (no brackets, '|' or line breaks)", target)
+			_, target = v.linkTarget(p)
+		} else if err := checkTitleRef(arg+".toTitle", target); err != nil {
+			return nil, err
 		}
 		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
 		m.Content = append(m.Content, StrNode("type"), StrNode(l.Type), StrNode("to"),

@@ -290,21 +290,31 @@ func (g *Graph) Incoming(id string, visible Visible) []Edge {
 		return nil
 	}
 	sources := map[string]bool{}
+	names := map[string]bool{}
 	for _, s := range spellings(n) {
+		names[s] = true
 		for src := range g.spell[s] {
 			sources[src] = true
 		}
 	}
+	// Each distinct target is resolved once, and only targets spelled like
+	// one of this note's names are looked at.
+	memo := map[string]Resolution{}
 	var out []Edge
 	for _, src := range sortedKeys(sources) {
 		if visible != nil && !visible(src, g.notes[src].Path) {
 			continue
 		}
 		for _, l := range g.notes[src].Links {
-			if l.Target == "" {
+			if l.Target == "" || !names[Fold(l.Target)] {
 				continue
 			}
-			if r := g.resolveLocked(l.Target, visible); r.Status == Resolved && r.ID == id {
+			r, ok := memo[l.Target]
+			if !ok {
+				r = g.resolveLocked(l.Target, visible)
+				memo[l.Target] = r
+			}
+			if r.Status == Resolved && r.ID == id {
 				out = append(out, Edge{From: src, Link: l, Resolution: r})
 			}
 		}
