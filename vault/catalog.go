@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -21,11 +22,17 @@ type catalog struct {
 	file    string
 	entries map[string]*catEntry // by path
 	graph   *wikilinks.Graph
+	// idPaths lists the paths whose file carries each id. Copying a note
+	// file copies its id; the copy that sorts first keeps it and the
+	// others are known by an id derived from their path (saved in their
+	// file at their next write), so no note ever hides another.
+	idPaths map[string]map[string]bool
 	dirty   bool
 }
 
 type catEntry struct {
-	ID      string           `json:"id"`
+	ID      string           `json:"id"`     // the note's id (see catalog.idPaths)
+	FileID  string           `json:"fileId"` // the id its file carries
 	Title   string           `json:"title"`
 	Aliases []string         `json:"aliases,omitempty"`
 	Type    string           `json:"type,omitempty"`
@@ -41,10 +48,10 @@ type catalogFile struct {
 }
 
 // catalogFormat changes when catEntry does; an older file is rebuilt.
-const catalogFormat = 2
+const catalogFormat = 3
 
 func loadCatalog(file string) *catalog {
-	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New()}
+	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), idPaths: map[string]map[string]bool{}}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c
@@ -55,6 +62,7 @@ func loadCatalog(file string) *catalog {
 	}
 	for p, e := range cf.Entries {
 		c.entries[p] = e
+		addPath(c.idPaths, e.FileID, p)
 		c.graph.Set(graphNote(p, e))
 	}
 	return c
@@ -131,15 +139,62 @@ func (c *catalog) sync(root string, seen map[string]fileStamp) {
 }
 
 func (c *catalog) put(n *Note, st fileStamp) {
-	c.remove(n.Path)
+	old := c.entries[n.Path]
+	if old != nil && old.FileID != n.ID {
+		c.remove(n.Path)
+		old = nil
+	}
 	links := n.links
 	if links == nil {
 		links = n.Links()
 	}
-	e := &catEntry{ID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: links, Size: st.size, Mtime: st.mtime}
+	e := &catEntry{ID: n.ID, FileID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: links, Size: st.size, Mtime: st.mtime}
 	c.entries[n.Path] = e
-	c.graph.Set(graphNote(n.Path, e))
 	c.dirty = true
+	if old != nil {
+		// Same file, same id: replace it in the graph in one step, so a
+		// concurrent reader never finds the note missing.
+		e.ID = old.ID
+		c.graph.Set(graphNote(n.Path, e))
+		return
+	}
+	addPath(c.idPaths, e.FileID, n.Path)
+	c.reassign(e.FileID, n.Path)
+}
+
+func addPath(m map[string]map[string]bool, id, p string) {
+	if m[id] == nil {
+		m[id] = map[string]bool{}
+	}
+	m[id][p] = true
+}
+
+// reassign gives every path whose file carries fileID its effective id:
+// the first path in order keeps it, the others get their derived id. The
+// graph follows. always is a path to (re)index even when its id stays.
+func (c *catalog) reassign(fileID, always string) {
+	paths := make([]string, 0, len(c.idPaths[fileID]))
+	for p := range c.idPaths[fileID] {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for i, p := range paths {
+		e := c.entries[p]
+		want := fileID
+		if i > 0 {
+			want = DerivedID(p)
+		}
+		switch {
+		case e.ID != want:
+			if gn, ok := c.graph.Note(e.ID); ok && gn.Path == p {
+				c.graph.Remove(e.ID)
+			}
+			e.ID = want
+			c.graph.Set(graphNote(p, e))
+		case p == always:
+			c.graph.Set(graphNote(p, e))
+		}
+	}
 }
 
 // update re-reads one path after a write (or notices it is gone).
@@ -167,6 +222,14 @@ func (c *catalog) remove(p string) {
 		c.graph.Remove(e.ID)
 	}
 	delete(c.entries, p)
+	if ps := c.idPaths[e.FileID]; ps != nil {
+		delete(ps, p)
+		if len(ps) == 0 {
+			delete(c.idPaths, e.FileID)
+		} else {
+			c.reassign(e.FileID, "")
+		}
+	}
 	c.dirty = true
 }
 
@@ -189,4 +252,16 @@ func (v *Vault) entry(p string, load bool) *catEntry {
 		e = v.cat.entries[p]
 	}
 	return e
+}
+
+// adoptID gives a parsed note the id the catalog knows it by. For a copy
+// whose file repeats another note's id, that is its own derived id, which
+// the next write saves in its frontmatter (EnsureID), ending the clash.
+func (v *Vault) adoptID(n *Note) (clash bool) {
+	e := v.entry(n.Path, false)
+	if e == nil || e.ID == n.ID {
+		return false
+	}
+	n.ID, n.IDSaved = e.ID, false
+	return true
 }

@@ -70,6 +70,7 @@ func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 	if err := n.FrontmatterError(); err != nil {
 		return nil, fmt.Errorf("%s: the frontmatter is not valid YAML (%v); fix it in an editor first", p, err)
 	}
+	v.adoptID(n)
 	body, err := applyEdit(string(n.Body), a)
 	if err != nil {
 		return nil, err

@@ -136,3 +136,35 @@ func TestSampleVaultLinksResolveLikeObsidian(t *testing.T) {
 		t.Fatalf("a note under .obsidian/ is reachable: %v", err)
 	}
 }
+
+// Copying a note file copies its id. Both copies stay reachable; the copy
+// gets an id of its own, saved at its first change.
+func TestACopiedNoteFileDoesNotHideTheOriginal(t *testing.T) {
+	v, dir := sampleVault(t)
+	orig, _ := v.GetNote(owner, "acme/launch/Pricing.md", false, "")
+	data := readFile(t, filepath.Join(dir, "acme/launch/Pricing.md"))
+	copyPath := "acme/launch/decisions/Pricing copy.md"
+	os.WriteFile(filepath.Join(dir, copyPath), []byte(strings.Replace(data, "# Pricing", "# Pricing copy", 1)), 0o644)
+	v.rescan()
+	a, err := v.GetNote(owner, "acme/launch/Pricing.md", false, "")
+	if err != nil || a.ID != orig.ID {
+		t.Fatalf("the original: %v %+v", err, a)
+	}
+	b, err := v.GetNote(owner, copyPath, false, "")
+	if err != nil || b.ID == orig.ID || b.Warning == "" {
+		t.Fatalf("the copy: %v id=%s warning=%q", err, b.ID, b.Warning)
+	}
+	if _, err := v.GetNote(owner, b.ID, false, ""); err != nil {
+		t.Fatalf("the copy by its own id: %v", err)
+	}
+	w, err := v.EditNote(owner, EditArgs{Ref: b.ID, VersionToken: b.VersionToken, Operation: OpAppend, Content: str("copied")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(dir, copyPath)), "id: "+b.ID) || w.ID != b.ID {
+		t.Fatal("the copy's own id was not saved at its first change")
+	}
+	if again, _ := v.GetNote(owner, copyPath, false, ""); again.Warning != "" || again.ID != b.ID {
+		t.Fatalf("after the change: %+v", again)
+	}
+}

@@ -182,6 +182,8 @@ func isHex40(s string) bool {
 }
 
 func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
+	fileID := n.ID
+	clash := v.adoptID(n)
 	view := &NoteView{
 		ID: n.ID, Path: n.Path, Title: n.Title, Class: classOf(n.Path), Type: n.Type,
 		Tags: n.Tags, Aliases: n.Aliases, VersionToken: token,
@@ -192,6 +194,9 @@ func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
 	}
 	if pr := v.projectSet().of(parentDir(n.Path)); pr != nil {
 		view.Project = pr.Handle
+	}
+	if clash {
+		view.Warning = fmt.Sprintf("this file repeats the id %s of another note (a copy?); it is known by the id %s, which its next change saves", fileID, n.ID)
 	}
 	if err := n.FrontmatterError(); err != nil {
 		view.Warning = fmt.Sprintf("the frontmatter is not valid YAML (%v); content is shown as it is, and writes are refused until it is fixed", err)

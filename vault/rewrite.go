@@ -46,6 +46,7 @@ func (e *edits) note(p string) (*Note, error) {
 	if err := n.FrontmatterError(); err != nil {
 		return nil, fmt.Errorf("%s: the frontmatter is not valid YAML (%v); fix it in an editor first", p, err)
 	}
+	e.v.adoptID(n)
 	e.notes[p] = n
 	e.tokens[p] = cur
 	return n, nil

@@ -49,6 +49,7 @@ func (v *Vault) DeleteNote(c Caller, ref, versionToken string) (*Deleted, error)
 		return nil, err
 	}
 	n := ParseNote(p, data)
+	v.adoptID(n)
 	e := TrashEntry{TrashID: NewID(), Path: p, NoteID: n.ID, Title: n.Title, DeletedBy: c.Principal,
 		Actor: actorOf(c), Tool: c.Tool, DeletedAt: time.Now().UTC().Truncate(time.Second), Version: cur}
 	meta, _ := yaml.Marshal(e)
