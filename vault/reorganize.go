@@ -115,6 +115,9 @@ func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, er
 	if err := e.retarget(n.ID, byPathLink, pathTarget(to), true); err != nil {
 		return nil, err
 	}
+	if err := v.guardLinks(c, "toPath", "moving the note there", e.planned()); err != nil {
+		return nil, err
+	}
 	h, rewritten, err := v.commitEdits(c, e, fmt.Sprintf("Move %s to %s/", p, dir), n.ID)
 	if err != nil {
 		return nil, err
@@ -177,6 +180,9 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLink
 		if err := e.retarget(n.ID, byTitle, title, false); err != nil {
 			return nil, err
 		}
+	}
+	if err := v.guardLinks(c, "title", "this title", e.planned()); err != nil {
+		return nil, err
 	}
 	h, rewritten, err := v.commitEdits(c, e, fmt.Sprintf("Rename %q to %q", old, title), n.ID)
 	if err != nil {
@@ -349,6 +355,9 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 		if err := e.retarget(e.notes[f].ID, byPathLink, pathTarget(to), true); err != nil {
 			return nil, err
 		}
+	}
+	if err := v.guardLinks(c, orDefault(parentArg, "name"), "this move", e.planned()); err != nil {
+		return nil, err
 	}
 	changes := append(e.changes(), others...)
 	if len(changes) == 0 {

@@ -241,3 +241,32 @@ func TestLinkIsIdempotentAndForwardReferencesResolve(t *testing.T) {
 	}
 	fsck(t, dir)
 }
+
+// A title, folder or new note that would make another note's link
+// ambiguous, or take it over, is refused (the review's cases S1-S5).
+func TestChangesThatWouldRedirectOtherLinksAreRefused(t *testing.T) {
+	v, dir := sampleVault(t)
+	head := gitOut(t, dir, "rev-parse", "HEAD")
+	spec, _ := v.GetNote(owner, "[[Onboarding flow spec]]", false, "")
+	check := func(name, arg string, err error) {
+		t.Helper()
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Arg != arg || !strings.Contains(err.Error(), "link(s) in other notes") {
+			t.Errorf("%s: want a refusal naming %s, got %v", name, arg, err)
+		}
+	}
+	// Pricing is linked as [[Pricing]] and lives in acme/launch; a spec titled
+	// "Pricing" in acme/launch/specs would make those links ambiguous.
+	_, err := v.RenameNote(owner, spec.ID, "Pricing", "", false)
+	check("rename onto a linked title", "title", err)
+	// "Pricing model" is an alias of Pricing: a note titled so would take [[Pricing model]] over.
+	_, err = v.RenameNote(owner, spec.ID, "Pricing model", "", false)
+	check("rename onto a linked alias", "title", err)
+	_, err = v.CreateNote(owner, CreateArgs{Project: "acme/launch", Path: "specs", Body: "# Pricing\n"})
+	check("create with a linked title", "body", err)
+	unchanged(t, dir, head)
+	// A title no link uses is fine.
+	if _, err := v.RenameNote(owner, spec.ID, "Onboarding flow spec v2", "", false); err != nil {
+		t.Fatal(err)
+	}
+}

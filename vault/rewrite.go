@@ -183,3 +183,41 @@ func retargetRef(value, newTarget string) string {
 	}
 	return "[[" + newTarget + rest + "]]"
 }
+
+// planned is every note the edits touch, as the graph will see it once
+// they are committed.
+func (e *edits) planned() []wikilinks.Note {
+	out := make([]wikilinks.Note, 0, len(e.notes))
+	for p, n := range e.notes {
+		to := p
+		if m, ok := e.moves[p]; ok {
+			to = m
+		}
+		out = append(out, wikilinks.Note{ID: n.ID, Path: to, Title: n.Title, Aliases: n.Aliases, Links: n.Links()})
+	}
+	return out
+}
+
+// guardLinks refuses a change that would make a link of another note stop
+// naming the note it names now: become ambiguous, point elsewhere, or
+// resolve no more. (Links the change itself rewrites are in set and so not
+// checked here.) arg is the argument to blame.
+func (v *Vault) guardLinks(c Caller, arg, what string, set []wikilinks.Note) error {
+	shifts := v.cat.graph.WhatIf(set, nil)
+	if len(shifts) == 0 {
+		return nil
+	}
+	sh := shifts[0]
+	example := ""
+	if src := v.cat.pathOf(sh.From); src != "" && v.roleAt(c, src) >= RoleRead {
+		change := "stop resolving"
+		switch {
+		case sh.After.Status == wikilinks.Ambiguous:
+			change = "become ambiguous"
+		case sh.After.Status == wikilinks.Resolved:
+			change = "point to another note"
+		}
+		example = fmt.Sprintf(" (for example [[%s]] in %s would %s)", sh.Target, src, change)
+	}
+	return argErr(arg, "%s would change what %d link(s) in other notes point to%s; choose another %s", what, len(shifts), example, arg)
+}

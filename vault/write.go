@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
 
@@ -144,6 +145,9 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 		return nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
 	}
 	n := &Note{Path: p, ID: NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
+	if err := v.guardLinks(c, prefix+"body", fmt.Sprintf("the title %q", title), []wikilinks.Note{{ID: n.ID, Path: p, Title: title}}); err != nil {
+		return nil, nil, err
+	}
 	if err := n.SetKey("id", StrNode(n.ID)); err != nil {
 		return nil, nil, err
 	}

@@ -214,11 +214,23 @@ func (g *Graph) ResolveFor(target string, visible Visible) Resolution {
 }
 
 func (g *Graph) resolveLocked(target string, visible Visible) Resolution {
+	return resolveIn(func(id string) *Note { return g.notes[id] }, g.names, nil, target, visible)
+}
+
+// resolveIn resolves against notes and names, with an optional overlay of
+// names (a planned change, see WhatIf) taking precedence key by key.
+func resolveIn(note func(id string) *Note, names, overlay map[string]map[string]bool, target string, visible Visible) Resolution {
 	target = strings.TrimSpace(target)
 	if target == "" {
 		return Resolution{Status: Unresolved}
 	}
-	if n, ok := g.notes[target]; ok && (visible == nil || visible(target, n.Path)) {
+	lookup := func(k string) map[string]bool {
+		if ids, ok := overlay[k]; ok {
+			return ids
+		}
+		return names[k]
+	}
+	if n := note(target); n != nil && (visible == nil || visible(target, n.Path)) {
 		return Resolution{Status: Resolved, ID: target, How: ByID}
 	}
 	p := strings.TrimSuffix(target, ".md")
@@ -229,11 +241,11 @@ func (g *Graph) resolveLocked(target string, visible Visible) Resolution {
 		{"p:" + p, ByPath},
 		{"f:" + Fold(target), ByFold},
 	} {
-		ids := g.names[level.key]
+		ids := lookup(level.key)
 		if visible != nil && len(ids) > 0 {
 			seen := map[string]bool{}
 			for id := range ids {
-				if visible(id, g.notes[id].Path) {
+				if n := note(id); n != nil && visible(id, n.Path) {
 					seen[id] = true
 				}
 			}
@@ -250,6 +262,99 @@ func (g *Graph) resolveLocked(target string, visible Visible) Resolution {
 		return Resolution{Status: Ambiguous, How: level.how, Candidates: sortedKeys(ids)}
 	}
 	return Resolution{Status: Unresolved}
+}
+
+// Shift is a link whose resolution a planned change would alter.
+type Shift struct {
+	From   string     `json:"from"`
+	Target string     `json:"target"`
+	Before Resolution `json:"before"`
+	After  Resolution `json:"after"`
+}
+
+// WhatIf says which links of notes not in the change would stop naming
+// the note they name now, if the notes in set were added or replaced and
+// the ids in removed were dropped. Links that start resolving (forward
+// references) are not shifts. Only links spelled like a name involved are
+// looked at, so the cost follows the change, not the vault.
+func (g *Graph) WhatIf(set []Note, removed []string) []Shift {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	overlay := map[string]map[string]bool{}
+	notes := map[string]*Note{}
+	touch := func(k string) map[string]bool {
+		if ids, ok := overlay[k]; ok {
+			return ids
+		}
+		ids := map[string]bool{}
+		for id := range g.names[k] {
+			ids[id] = true
+		}
+		overlay[k] = ids
+		return ids
+	}
+	spells := map[string]bool{}
+	changing := map[string]bool{}
+	drop := func(id string) {
+		changing[id] = true
+		if old := g.notes[id]; old != nil {
+			for _, k := range nameKeys(old) {
+				delete(touch(k), id)
+			}
+			for _, s := range spellings(old) {
+				spells[s] = true
+			}
+		}
+	}
+	for _, id := range removed {
+		drop(id)
+		notes[id] = nil
+	}
+	for i := range set {
+		n := &set[i]
+		drop(n.ID)
+		for _, k := range nameKeys(n) {
+			touch(k)[n.ID] = true
+		}
+		for _, s := range spellings(n) {
+			spells[s] = true
+		}
+		notes[n.ID] = n
+	}
+	merged := func(id string) *Note {
+		if n, ok := notes[id]; ok {
+			return n // nil when removed
+		}
+		return g.notes[id]
+	}
+	base := func(id string) *Note { return g.notes[id] }
+	sources := map[string]bool{}
+	for s := range spells {
+		for src := range g.spell[s] {
+			if !changing[src] {
+				sources[src] = true
+			}
+		}
+	}
+	var out []Shift
+	for _, src := range sortedKeys(sources) {
+		seen := map[string]bool{}
+		for _, l := range g.notes[src].Links {
+			if l.Target == "" || seen[l.Target] || !spells[Fold(l.Target)] {
+				continue
+			}
+			seen[l.Target] = true
+			before := resolveIn(base, g.names, nil, l.Target, nil)
+			if before.Status != Resolved {
+				continue
+			}
+			after := resolveIn(merged, g.names, overlay, l.Target, nil)
+			if after.Status != Resolved || after.ID != before.ID {
+				out = append(out, Shift{From: src, Target: l.Target, Before: before, After: after})
+			}
+		}
+	}
+	return out
 }
 
 func sortedKeys(m map[string]bool) []string {

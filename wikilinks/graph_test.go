@@ -82,3 +82,33 @@ func TestFold(t *testing.T) {
 		}
 	}
 }
+
+func TestWhatIfFindsLinksAChangeWouldBreak(t *testing.T) {
+	g := New()
+	g.Set(note("F1", "s/a/Foo.md", "Foo", nil, ""))
+	g.Set(note("R1", "s/Roadmap.md", "Roadmap plan", []string{"Roadmap"}, ""))
+	g.Set(note("B1", "s/b/Bar.md", "Bar", nil, ""))
+	g.Set(note("X1", "s/Src.md", "Src", nil, "[[Foo]] [[Roadmap]] [[a/Foo]] [[Later]]"))
+	// Renaming Bar to "Foo" makes [[Foo]] ambiguous.
+	sh := g.WhatIf([]Note{{ID: "B1", Path: "s/b/Foo.md", Title: "Foo", Aliases: []string{"Bar"}}}, nil)
+	if len(sh) != 1 || sh[0].Target != "Foo" || sh[0].After.Status != Ambiguous {
+		t.Fatalf("rename onto a title: %+v", sh)
+	}
+	// Renaming Bar to another note's alias takes its links over.
+	sh = g.WhatIf([]Note{{ID: "B1", Path: "s/b/Roadmap.md", Title: "Roadmap", Aliases: []string{"Bar"}}}, nil)
+	if len(sh) != 1 || sh[0].Target != "Roadmap" || sh[0].After.ID != "B1" {
+		t.Fatalf("rename onto an alias: %+v", sh)
+	}
+	// A new note with a new title breaks nothing, and a forward reference that starts resolving is fine.
+	if sh := g.WhatIf([]Note{{ID: "N1", Path: "s/Later.md", Title: "Later"}}, nil); len(sh) != 0 {
+		t.Fatalf("new note: %+v", sh)
+	}
+	// Removing Foo: [[Foo]] and [[a/Foo]] stop resolving.
+	if sh := g.WhatIf(nil, []string{"F1"}); len(sh) != 2 {
+		t.Fatalf("removal: %+v", sh)
+	}
+	// The real graph is untouched.
+	if r := g.Resolve("Foo"); r.ID != "F1" {
+		t.Fatalf("WhatIf changed the graph: %+v", r)
+	}
+}
