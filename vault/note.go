@@ -226,7 +226,11 @@ func (n *Note) SetKey(key string, value *yaml.Node) error {
 		return fmt.Errorf("encode frontmatter: %w", err)
 	}
 	enc.Close()
-	n.fmRaw = append(append([]byte("---\n"), buf.Bytes()...), []byte("---\n")...)
+	fm := append(append([]byte("---\n"), buf.Bytes()...), []byte("---\n")...)
+	if bytes.Contains(n.fmRaw, []byte("\r\n")) {
+		fm = bytes.ReplaceAll(fm, []byte("\n"), []byte("\r\n")) // keep the file's line endings
+	}
+	n.fmRaw = fm
 	n.readKeys()
 	return nil
 }

@@ -86,3 +86,14 @@ func TestFileNameAndCleanRel(t *testing.T) {
 		t.Errorf("cleanRel = %q, %v", p, err)
 	}
 }
+
+func TestCRLFFrontmatterStaysCRLF(t *testing.T) {
+	n := ParseNote("w.md", []byte("---\r\ntype: note\r\n---\r\n# W\r\nbody\r\n"))
+	if err := n.EnsureID(); err != nil {
+		t.Fatal(err)
+	}
+	out := string(n.Render())
+	if strings.Contains(strings.ReplaceAll(out, "\r\n", ""), "\n") {
+		t.Fatalf("mixed line endings: %q", out)
+	}
+}
