@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -148,19 +149,32 @@ func (v *Vault) syncHead() error {
 	return v.rescan()
 }
 
-// Maintain rescans the vault every interval until ctx ends, so that notes
-// and project markers written by hand (not committed) are seen within that
-// time. (The watcher will make this immediate.)
-func (v *Vault) Maintain(ctx interface{ Done() <-chan struct{} }, every time.Duration) {
+// Maintain runs until ctx ends: every interval it notices commits made
+// outside the server and rescans for notes and project markers written by
+// hand (not committed), so they are seen within that time (the watcher
+// will make this immediate); every persistEvery it saves the derived state
+// so a restart is warm. Problems go to report.
+func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration, report func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			v.syncHead()
-			v.rescanIfStale(every)
+			if err := v.syncHead(); err != nil {
+				report(err)
+			}
+			if err := v.rescanIfStale(every); err != nil {
+				report(err)
+			}
+			if time.Since(last) >= persistEvery {
+				last = time.Now()
+				if err := v.Persist(); err != nil {
+					report(fmt.Errorf("save derived state: %w", err))
+				}
+			}
 		}
 	}
 }

@@ -77,9 +77,8 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		return err
 	}
 	defer v.Close()
-	go persistEvery(ctx, v, 30*time.Second)
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
-	go v.Maintain(ctx, 3*time.Second)
+	go v.Maintain(ctx, 3*time.Second, 30*time.Second, func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) })
 	owner := mcptools.OwnerIdentity(v.Owner(), o.toolsets)
 	if ln == nil {
 		who := func() (mcptools.Identity, error) { return owner, nil }
@@ -124,21 +123,6 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		hs.Close()
 	}
 	return nil
-}
-
-func persistEvery(ctx context.Context, v *vault.Vault, d time.Duration) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := v.Persist(); err != nil {
-				fmt.Fprintln(os.Stderr, "cairn: save derived state:", err)
-			}
-		}
-	}
 }
 
 func loopback(addr string) bool {
