@@ -149,15 +149,6 @@ func (pi *parsedIndex) splice(updates []indexUpdate) []byte {
 	return append(res, sum[:]...)
 }
 
-// spliceIndex parses and splices in one go.
-func spliceIndex(data []byte, updates []indexUpdate) ([]byte, error) {
-	pi, err := parseIndex(data)
-	if err != nil {
-		return nil, err
-	}
-	return pi.splice(updates), nil
-}
-
 // encodeEntry renders one stage-0 entry of a regular file.
 func encodeEntry(u indexUpdate) []byte {
 	var b [62]byte
