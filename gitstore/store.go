@@ -178,25 +178,6 @@ func (s *Store) Head() (string, error) {
 	return h.String(), nil
 }
 
-// Refresh brings the version map up to date with HEAD, which may have moved
-// through commits made outside this Store (a person's `git commit`, a pull).
-// It returns the paths whose version changed (nil when HEAD did not move).
-func (s *Store) Refresh() ([]string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	before := s.versions
-	if before != nil {
-		before = before.clone()
-	}
-	if err := s.refreshLocked(); err != nil {
-		return nil, err
-	}
-	if before != nil && before.head == s.versions.head {
-		return nil, nil
-	}
-	return before.changedPaths(s.versions), nil
-}
-
 func (s *Store) refreshLocked() error {
 	head, err := s.headHash()
 	if err != nil {

@@ -77,27 +77,6 @@ func (vm *versionMap) clone() *versionMap {
 	return out
 }
 
-// changedPaths lists the paths whose version differs between vm and other,
-// including paths present in only one of them.
-func (vm *versionMap) changedPaths(other *versionMap) []string {
-	var out []string
-	var mine map[string]plumbing.Hash
-	if vm != nil {
-		mine = vm.paths
-	}
-	for p, h := range other.paths {
-		if mine[p] != h {
-			out = append(out, p)
-		}
-	}
-	for p := range mine {
-		if _, ok := other.paths[p]; !ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // updateVersionMap brings old (possibly nil) to head: incrementally when
 // old.head is a first-parent ancestor of head, otherwise by a full build.
 func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash) (*versionMap, error) {
