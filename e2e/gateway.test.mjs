@@ -181,6 +181,29 @@ function fullAccessFlow(open, { principal = 'owner' } = {}) {
     await callErr(client, 'get_note', { ref: 'acme/launch/Bogus argument note.md' });
   });
 
+  it('create_notes, link, rename_note, move_note and get_note detailed keep links resolving', async () => {
+    const batch = await callOk(client, 'create_notes', {
+      project: 'acme/launch',
+      notes: [{ body: '# E2E alpha\n\nSee [[E2E beta]].' }, { body: '# E2E beta\n\nBack to [[E2E alpha]].' }, { body: 'no title' }],
+    });
+    assert.deepEqual(batch.results.map((r) => r.status), ['ok', 'ok', 'error']);
+    assert.match(batch.results[2].error, /notes\[2\]\.body/);
+    const alpha = batch.results[0].id;
+    const linked = await callOk(client, 'link', { from: alpha, to: '[[Pricing]]', type: 'depends_on' });
+    assert.equal(linked.results[0].status, 'created');
+    const again = await callOk(client, 'link', { from: alpha, to: '[[Pricing]]', type: 'depends_on' });
+    assert.equal(again.results[0].status, 'unchanged');
+    await callOk(client, 'rename_note', { ref: '[[E2E beta]]', title: 'E2E gamma', updateLinks: true });
+    await callOk(client, 'move_note', { ref: alpha, toPath: 'acme/launch/specs' });
+    const note = await callOk(client, 'get_note', { ref: alpha, detailed: true });
+    assert.equal(note.path, 'acme/launch/specs/E2E alpha.md');
+    const out = note.links.outgoing.filter((l) => l.status === 'resolved').map((l) => `${l.type}:${l.to.title}`);
+    assert.deepEqual(out.sort(), ['depends_on:Pricing', 'links_to:E2E gamma']);
+    assert.ok(note.links.incoming.some((l) => l.from.title === 'E2E gamma'), JSON.stringify(note.links.incoming));
+    const { text } = await callErr(client, 'move_note', { ref: alpha, toPath: 'acme/infra' });
+    assert.match(text, /toPath/);
+  });
+
   it('delete_note: moves to the trash; get_note then fails', async () => {
     assert.ok(state.id, 'create_note ran first');
     const out = await callOk(client, 'delete_note', { ref: state.id });
