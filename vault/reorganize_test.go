@@ -270,3 +270,33 @@ func TestChangesThatWouldRedirectOtherLinksAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Moving a note next to a same-named file elsewhere would make a
+// path-tail link ([[specs/Spec]]) ambiguous: refused.
+func TestMoveThatWouldMakeAPathTailAmbiguousIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "v")
+	if _, err := Init(dir, InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p, s string) {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644)
+	}
+	write("s/"+ProjectMarker, "handle: s\n")
+	write("s/a/specs/Spec.md", "# Spec\n")
+	write("s/b/Spec.md", "# Spec b\n")
+	write("s/Src.md", "# Src\n\n[[a/specs/Spec]] and [[specs/Spec]]\n")
+	os.MkdirAll(filepath.Join(dir, "s/b/specs"), 0o755)
+	gitOut(t, dir, "add", "-A")
+	gitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "x")
+	v, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	_, err = v.MoveNote(owner, "s/b/Spec.md", "s/b/specs", "")
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Arg != "toPath" {
+		t.Fatalf("want a refusal naming toPath, got %v", err)
+	}
+}
