@@ -35,40 +35,34 @@ type LinkOutcome struct {
 // Link adds one typed edge from→target in the source note's frontmatter
 // (`links:`), in one commit; the same edge twice is one edge.
 func (v *Vault) Link(c Caller, a LinkArgs) (*LinkOutcome, error) {
-	out, err := v.LinkMany(c, []LinkArgs{a}, "")
+	out, errs, err := v.linkMany(c, []LinkArgs{a}, "")
 	if err != nil {
 		return nil, err
 	}
-	if r := out.Results[0]; r.Status == "error" {
-		return nil, &ArgError{Arg: linkErrArg(r.Error), Msg: linkErrMsg(r.Error)}
+	if errs[0] != nil {
+		return nil, errs[0]
 	}
 	return out, nil
-}
-
-// link errors carry their argument name before the first ": ".
-func linkErrArg(s string) string {
-	a, _, _ := strings.Cut(strings.TrimPrefix(s, "argument "), ": ")
-	return a
-}
-func linkErrMsg(s string) string {
-	_, m, ok := strings.Cut(strings.TrimPrefix(s, "argument "), ": ")
-	if !ok {
-		return s
-	}
-	return m
 }
 
 // LinkMany adds many typed edges, best effort: each gets its own result;
 // all the edges that can be added go into one commit.
 func (v *Vault) LinkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcome, error) {
+	out, _, err := v.linkMany(c, links, prefix)
+	return out, err
+}
+
+// linkMany is LinkMany that also returns each link's error as it was.
+func (v *Vault) linkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcome, []error, error) {
 	if len(links) == 0 {
-		return nil, argErr("links", "is empty")
+		return nil, nil, argErr("links", "is empty")
 	}
 	if len(links) > 1000 {
-		return nil, argErr("links", "has %d links; at most 1000 a call", len(links))
+		return nil, nil, argErr("links", "has %d links; at most 1000 a call", len(links))
 	}
 	e := v.newEdits(c)
 	out := &LinkOutcome{}
+	errs := make([]error, len(links))
 	changed := map[string]bool{}
 	for i, l := range links {
 		arg := prefix
@@ -78,6 +72,7 @@ func (v *Vault) LinkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcom
 		res := LinkResult{From: l.From, Type: l.Type, Target: l.To + l.ToTitle}
 		p, toID, target, err := v.prepareLink(c, e, arg, l)
 		if err != nil {
+			errs[i] = err
 			res.Status, res.Error = "error", err.Error()
 			out.Results = append(out.Results, res)
 			continue
@@ -85,7 +80,8 @@ func (v *Vault) LinkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcom
 		res.ToID, res.Target = toID, target
 		n := e.notes[p]
 		if seq := n.key("links"); seq != nil && seq.Kind != yaml.SequenceNode {
-			res.Status, res.Error = "error", argErr(arg+"from", "the note's frontmatter has a `links:` value that is not a list; fix it by hand").Error()
+			errs[i] = argErr(arg+"from", "the note's frontmatter has a `links:` value that is not a list; fix it by hand")
+			res.Status, res.Error = "error", errs[i].Error()
 			out.Results = append(out.Results, res)
 			continue
 		}
@@ -105,14 +101,14 @@ func (v *Vault) LinkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcom
 		}
 	}
 	if len(e.notes) == 0 {
-		return out, nil
+		return out, errs, nil
 	}
 	h, _, err := v.commitEdits(c, e, fmt.Sprintf("Link %d notes", len(changed)), "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.Commit = h
-	return out, nil
+	return out, errs, nil
 }
 
 // prepareLink checks one edge and loads its source note into e.
