@@ -46,7 +46,11 @@ type Registry struct {
 // NewRegistry builds the registry of all toolsets.
 func NewRegistry() *Registry {
 	r := &Registry{tools: map[string]*Tool{}}
-	for _, t := range append(gatewayTools(), graphTools()...) {
+	var all []*Tool
+	all = append(all, gatewayTools()...)
+	all = append(all, graphTools()...)
+	all = append(all, memoryTools()...)
+	for _, t := range all {
 		r.add(t)
 	}
 	return r

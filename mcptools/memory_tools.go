@@ -1,0 +1,63 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// memoryTools are the gateway's tools for the agent's private memory.
+func memoryTools() []*Tool {
+	return []*Tool{
+		{
+			Name: "remember_about_user", Toolset: ToolsetGateway, Title: "Remember a fact about the user", Idempotent: true,
+			Description: "Add a durable fact about the user (a preference, their context, how they work) to their private profile, as an observation under a category. Only this user's tokens ever see it. The same fact twice is kept once (status already_known).",
+			Schema: `{"type":"object","properties":{
+"category":{"type":"string","description":"A short label: preferences, work, communication, tools..."},
+"observation":{"type":"string","description":"The fact, one line, 3 to 1,000 characters."}},
+"required":["category","observation"],"additionalProperties":false}`,
+			Handle: rememberAboutUser,
+		},
+		{
+			Name: "remember_about_project", Toolset: ToolsetGateway, Title: "Remember a fact about a project", Idempotent: true,
+			Description: "Add a fact about a project to the agent's private memory (class agent-memory): seen by this principal only, never listed as shared knowledge. For knowledge the team should share, use create_note. The same fact twice is kept once.",
+			Schema: `{"type":"object","properties":{
+"project":{"type":"string","description":"Project handle from get_my_projects."},
+"category":{"type":"string","description":"A short label (default general)."},
+"observation":{"type":"string","description":"The fact, one line, 3 to 1,000 characters."}},
+"required":["project","observation"],"additionalProperties":false}`,
+			Handle: rememberAboutProject,
+		},
+	}
+}
+
+func rememberAboutUser(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Category    string `json:"category"`
+		Observation string `json:"observation"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := required("observation", a.Observation); err != nil {
+		return nil, err
+	}
+	return e.Vault.RememberAboutUser(e.Caller(), a.Category, a.Observation)
+}
+
+func rememberAboutProject(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Project     string `json:"project"`
+		Category    string `json:"category"`
+		Observation string `json:"observation"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := required("project", a.Project); err != nil {
+		return nil, err
+	}
+	if err := required("observation", a.Observation); err != nil {
+		return nil, err
+	}
+	return e.Vault.RememberAboutProject(e.Caller(), a.Project, a.Category, a.Observation)
+}
