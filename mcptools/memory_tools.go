@@ -5,9 +5,21 @@ import (
 	"encoding/json"
 )
 
-// memoryTools are the gateway's tools for the agent's private memory.
+// memoryTools are the gateway's tools for activity and the agent's
+// private memory.
 func memoryTools() []*Tool {
 	return []*Tool{
+		{
+			Name: "recent_activity", Toolset: ToolsetGateway, Title: "Recently changed notes", ReadOnly: true, Idempotent: true,
+			Description: "The notes changed most recently, newest first, one entry per note: what changed (added, modified, deleted, renamed), who (principal; agent or human), how (the tool, an editor, or git), where (path) and when. Built from git history. `since` is a date or time; pages with nextCursor.",
+			Schema: `{"type":"object","properties":{
+"project":{"type":"string","description":"Project handle from get_my_projects; default: everything you can read."},
+"since":{"type":"string","description":"Only changes at or after this date (2026-11-01) or RFC 3339 time."},
+"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Notes per page (default 20)."},
+"cursor":{"type":"string","description":"nextCursor from the previous page."}},
+"additionalProperties":false}`,
+			Handle: recentActivity,
+		},
 		{
 			Name: "remember_about_user", Toolset: ToolsetGateway, Title: "Remember a fact about the user", Idempotent: true,
 			Description: "Add a durable fact about the user (a preference, their context, how they work) to their private profile, as an observation under a category. Only this user's tokens ever see it. The same fact twice is kept once (status already_known).",
@@ -60,4 +72,24 @@ func rememberAboutProject(ctx context.Context, e *Env, raw json.RawMessage) (any
 		return nil, err
 	}
 	return e.Vault.RememberAboutProject(e.Caller(), a.Project, a.Category, a.Observation)
+}
+
+func recentActivity(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Project string `json:"project"`
+		Since   string `json:"since"`
+		Limit   *int   `json:"limit"`
+		Cursor  string `json:"cursor"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	limit := 0
+	if a.Limit != nil {
+		if *a.Limit < 1 {
+			return nil, argError("limit", "must be between 1 and 100")
+		}
+		limit = *a.Limit
+	}
+	return e.Vault.RecentActivity(e.Caller(), a.Project, a.Since, limit, a.Cursor)
 }

@@ -1,0 +1,150 @@
+package gitstore
+
+import (
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Change kinds of FileChange.
+const (
+	Added    = "added"
+	Modified = "modified"
+	Deleted  = "deleted"
+	Renamed  = "renamed" // moved or renamed with the same content
+)
+
+// FileChange is one path a commit changed.
+type FileChange struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	From string `json:"from,omitempty"` // for renames
+}
+
+// Walk calls fn for each first-parent commit from HEAD, newest first, with
+// the files it changed, until fn returns false or max commits were seen.
+// A file deleted and another added with the same content in one commit is
+// reported as one rename.
+func (s *Store) Walk(max int, fn func(CommitInfo, []FileChange) bool) error {
+	s.mu.Lock()
+	head, err := s.headHash()
+	s.mu.Unlock()
+	if err != nil || head.IsZero() {
+		return err
+	}
+	for h, n := head, 0; !h.IsZero() && n < max; n++ {
+		s.mu.Lock()
+		info, changes, parent, err := s.commitChanges(h)
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if !fn(info, changes) {
+			return nil
+		}
+		h = parent
+	}
+	return nil
+}
+
+func (s *Store) commitChanges(h plumbing.Hash) (CommitInfo, []FileChange, plumbing.Hash, error) {
+	c, err := s.repo.CommitObject(h)
+	if err != nil {
+		return CommitInfo{}, nil, plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	parentTree, parent := plumbing.ZeroHash, plumbing.ZeroHash
+	if c.NumParents() > 0 {
+		parent = c.ParentHashes[0]
+		pc, err := s.repo.CommitObject(parent)
+		if err != nil {
+			return CommitInfo{}, nil, plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", parent, err)
+		}
+		parentTree = pc.TreeHash
+	}
+	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
+	added := map[string]plumbing.Hash{}
+	deleted := map[string]plumbing.Hash{}
+	var out []FileChange
+	err = w.diffHashes(parentTree, c.TreeHash, "", func(p string, old, new plumbing.Hash) {
+		switch {
+		case old.IsZero():
+			added[p] = new
+		case new.IsZero():
+			deleted[p] = old
+		default:
+			out = append(out, FileChange{Path: p, Kind: Modified})
+		}
+	})
+	if err != nil {
+		return CommitInfo{}, nil, plumbing.ZeroHash, err
+	}
+	byHash := map[plumbing.Hash][]string{}
+	for p, h := range deleted {
+		byHash[h] = append(byHash[h], p)
+	}
+	for p, h := range added {
+		if froms := byHash[h]; len(froms) > 0 {
+			out = append(out, FileChange{Path: p, Kind: Renamed, From: froms[0]})
+			delete(deleted, froms[0])
+			byHash[h] = froms[1:]
+			continue
+		}
+		out = append(out, FileChange{Path: p, Kind: Added})
+	}
+	for p := range deleted {
+		out = append(out, FileChange{Path: p, Kind: Deleted})
+	}
+	return infoOf(c), out, parent, nil
+}
+
+// diffHashes reports every file whose blob differs between trees a and b,
+// with its old and new hash (zero when absent).
+func (w *treeWalker) diffHashes(a, b plumbing.Hash, prefix string, fn func(p string, old, new plumbing.Hash)) error {
+	if a == b {
+		return nil
+	}
+	ea, err := w.entries(a)
+	if err != nil {
+		return err
+	}
+	eb, err := w.entries(b)
+	if err != nil {
+		return err
+	}
+	sub := func(e object.TreeEntry, ok bool) (tree, file plumbing.Hash) {
+		if !ok || e.Mode == filemode.Submodule {
+			return
+		}
+		if isTree(e) {
+			return e.Hash, plumbing.ZeroHash
+		}
+		return plumbing.ZeroHash, e.Hash
+	}
+	names := map[string]bool{}
+	for n := range ea {
+		names[n] = true
+	}
+	for n := range eb {
+		names[n] = true
+	}
+	for n := range names {
+		x, okx := ea[n]
+		y, oky := eb[n]
+		if okx && oky && x.Hash == y.Hash && x.Mode == y.Mode {
+			continue
+		}
+		ta, fa := sub(x, okx)
+		tb, fb := sub(y, oky)
+		if !ta.IsZero() || !tb.IsZero() {
+			if err := w.diffHashes(ta, tb, prefix+n+"/", fn); err != nil {
+				return err
+			}
+		}
+		if fa != fb {
+			fn(prefix+n, fa, fb)
+		}
+	}
+	return nil
+}
