@@ -36,6 +36,7 @@ type Store struct {
 	// indexWarning is set when a commit landed but the index could not be
 	// updated; IndexWarning hands it out once.
 	indexWarning string
+	walkCache    map[plumbing.Hash]walked // see commitChanges
 }
 
 // IndexWarning returns (and clears) the last index problem, if any.

@@ -49,7 +49,30 @@ func (s *Store) Walk(max int, fn func(CommitInfo, []FileChange) bool) error {
 	return nil
 }
 
+// walked is what a commit changed; commits never change, so it is cached.
+type walked struct {
+	info    CommitInfo
+	changes []FileChange
+	parent  plumbing.Hash
+}
+
+const maxWalkCache = 50000
+
 func (s *Store) commitChanges(h plumbing.Hash) (CommitInfo, []FileChange, plumbing.Hash, error) {
+	if w, ok := s.walkCache[h]; ok {
+		return w.info, w.changes, w.parent, nil
+	}
+	info, changes, parent, err := s.readCommitChanges(h)
+	if err == nil {
+		if s.walkCache == nil || len(s.walkCache) >= maxWalkCache {
+			s.walkCache = map[plumbing.Hash]walked{}
+		}
+		s.walkCache[h] = walked{info, changes, parent}
+	}
+	return info, changes, parent, err
+}
+
+func (s *Store) readCommitChanges(h plumbing.Hash) (CommitInfo, []FileChange, plumbing.Hash, error) {
 	c, err := s.repo.CommitObject(h)
 	if err != nil {
 		return CommitInfo{}, nil, plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", h, err)

@@ -122,6 +122,13 @@ func main() {
 		var n vault.NoteView
 		call(c, "get_note", map[string]any{"ref": paths[rng.Intn(len(paths))]}, &n)
 	})
+	actLat := timeN(100, func(i int) {
+		var a vault.ActivityPage
+		call(c, "recent_activity", map[string]any{"limit": 20}, &a)
+		if len(a.Activity) != 20 {
+			panic(fmt.Sprintf("recent_activity returned %d", len(a.Activity)))
+		}
+	})
 	// get_note without the transport: the vault's own cost.
 	owner := vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite, Tool: "bench"}
 	getDirect := timeN(*reads, func(i int) {
@@ -152,6 +159,7 @@ func main() {
 	fmt.Printf("| sustained writes/s, one client (edits) | %.0f | ≥ 60 |\n", float64(len(editLat))/sum(editLat).Seconds())
 	fmt.Printf("| get_note p50 / p99 (MCP, HTTP) | %v / %v | p50 ≤ 1 ms |\n", pct(getLat, 50), pct(getLat, 99))
 	fmt.Printf("| get_note p50 / p99 (vault, no transport) | %v / %v | |\n", pct(getDirect, 50), pct(getDirect, 99))
+	fmt.Printf("| recent_activity (20 notes) p50 / p99 (MCP, HTTP) | %v / %v | |\n", pct(actLat, 50), pct(actLat, 99))
 	fmt.Printf("| git add + git commit of one file, p50 / p99 | %v / %v | |\n", pct(gitLat, 50), pct(gitLat, 99))
 	fmt.Printf("| cairn write p50 / git CLI p50 | create %.2f×, edit %.2f× | |\n",
 		float64(pct(createLat, 50))/float64(pct(gitLat, 50)), float64(pct(editLat, 50))/float64(pct(gitLat, 50)))
