@@ -10,6 +10,14 @@ import (
 func memoryTools() []*Tool {
 	return []*Tool{
 		{
+			Name: "start_session", Toolset: ToolsetGateway, Title: "Start a session", ReadOnly: true, Idempotent: true,
+			Description: "Call first. In one answer: the user's profile (always), the projects you can reach, and with `project`: a compact index of it (note count, top-level folders), its pinned notes, knownValues (tags, types and categories in use, with counts), and the delta since your last visit (notes added, changed, renamed, deleted, each with who, how and when; a short summary on a first visit). Its only effect is moving your last-visit mark.",
+			Schema: `{"type":"object","properties":{
+"project":{"type":"string","description":"Project handle from get_my_projects (optional)."}},
+"additionalProperties":false}`,
+			Handle: startSession,
+		},
+		{
 			Name: "recent_activity", Toolset: ToolsetGateway, Title: "Recently changed notes", ReadOnly: true, Idempotent: true,
 			Description: "The notes changed most recently, newest first, one entry per note: what changed (added, modified, deleted, renamed), who (principal; agent or human), how (the tool, an editor, or git), where (path) and when. Built from git history. `since` is a date or time; pages with nextCursor.",
 			Schema: `{"type":"object","properties":{
@@ -92,4 +100,14 @@ func recentActivity(ctx context.Context, e *Env, raw json.RawMessage) (any, erro
 		limit = *a.Limit
 	}
 	return e.Vault.RecentActivity(e.Caller(), a.Project, a.Since, limit, a.Cursor)
+}
+
+func startSession(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+	var a struct {
+		Project string `json:"project"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	return e.Vault.StartSession(e.Caller(), a.Project)
 }

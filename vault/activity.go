@@ -101,6 +101,9 @@ func (v *Vault) RecentActivity(c Caller, project, since string, limit int, curso
 				continue
 			}
 			seen[ch.Path] = true
+			if ch.Kind == gitstore.Renamed {
+				seen[ch.From] = true // one entry per note: its older path is the same note
+			}
 			matched++
 			if matched <= skip {
 				continue

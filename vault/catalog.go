@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/wikilinks"
+	"gopkg.in/yaml.v3"
 )
 
 // catalog is what the vault knows of every note without opening it: id,
@@ -31,15 +33,19 @@ type catalog struct {
 }
 
 type catEntry struct {
-	ID      string           `json:"id"`     // the note's id (see catalog.idPaths)
-	FileID  string           `json:"fileId"` // the id its file carries
-	Title   string           `json:"title"`
-	Aliases []string         `json:"aliases,omitempty"`
-	Type    string           `json:"type,omitempty"`
-	Tags    []string         `json:"tags,omitempty"`
-	Links   []wikilinks.Link `json:"links,omitempty"`
-	Size    int64            `json:"size"`
-	Mtime   time.Time        `json:"mtime"`
+	ID      string   `json:"id"`     // the note's id (see catalog.idPaths)
+	FileID  string   `json:"fileId"` // the id its file carries
+	Title   string   `json:"title"`
+	Aliases []string `json:"aliases,omitempty"`
+	Type    string   `json:"type,omitempty"`
+	Tags    []string `json:"tags,omitempty"`
+	// Category is the frontmatter `category` (memory notes); Pinned its
+	// `pinned: true` (always shown in the project's start_session).
+	Category string           `json:"category,omitempty"`
+	Pinned   bool             `json:"pinned,omitempty"`
+	Links    []wikilinks.Link `json:"links,omitempty"`
+	Size     int64            `json:"size"`
+	Mtime    time.Time        `json:"mtime"`
 }
 
 type catalogFile struct {
@@ -48,7 +54,7 @@ type catalogFile struct {
 }
 
 // catalogFormat changes when catEntry does; an older file is rebuilt.
-const catalogFormat = 3
+const catalogFormat = 4
 
 func loadCatalog(file string) *catalog {
 	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), idPaths: map[string]map[string]bool{}}
@@ -149,6 +155,12 @@ func (c *catalog) put(n *Note, st fileStamp) {
 		links = n.Links()
 	}
 	e := &catEntry{ID: n.ID, FileID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: links, Size: st.size, Mtime: st.mtime}
+	if k := n.key("category"); k != nil && k.Kind == yaml.ScalarNode {
+		e.Category = strings.TrimSpace(k.Value)
+	}
+	if k := n.key("pinned"); k != nil && k.Kind == yaml.ScalarNode && (k.Value == "true" || k.Value == "yes") {
+		e.Pinned = true
+	}
 	c.entries[n.Path] = e
 	c.dirty = true
 	if old != nil {

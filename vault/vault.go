@@ -34,6 +34,8 @@ type Vault struct {
 	catMu sync.Mutex // guards cat
 	cat   *catalog
 
+	visitMu sync.Mutex // serialises updates of the last-visit marks
+
 	mu          sync.Mutex // guards the fields below
 	access      *Access
 	accessStamp fileStamp

@@ -1,0 +1,292 @@
+package vault
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cairn-dev/cairn/gitstore"
+)
+
+// SessionStart is what start_session answers: who the user is (their
+// profile, always), what they can reach, and for a project a compact
+// index, its pinned notes, the values in use, and what changed since this
+// principal last looked.
+type SessionStart struct {
+	Principal string          `json:"principal"`
+	Profile   *ProfileView    `json:"profile"`
+	Projects  []ProjectAccess `json:"projects"`
+	Project   *ProjectSession `json:"project,omitempty"`
+}
+
+// ProfileView is the user's profile note.
+type ProfileView struct {
+	ID           string        `json:"id"`
+	Path         string        `json:"path"`
+	Observations []Observation `json:"observations"`
+	Content      string        `json:"content"`
+	Truncated    bool          `json:"truncated,omitempty"`
+}
+
+// ProjectSession is start_session's view of one project.
+type ProjectSession struct {
+	Handle      string       `json:"handle"`
+	Name        string       `json:"name"`
+	NoteCount   int          `json:"noteCount"`
+	Folders     []string     `json:"folders"`
+	KnownValues KnownValues  `json:"knownValues"`
+	Pinned      []PinnedNote `json:"pinned"`
+	Delta       Delta        `json:"delta"`
+}
+
+// KnownValues are the tags, types and categories in use, with counts.
+type KnownValues struct {
+	Tags       map[string]int `json:"tags"`
+	Types      map[string]int `json:"types"`
+	Categories map[string]int `json:"categories"`
+}
+
+// PinnedNote is a pinned note, with the start of its content.
+type PinnedNote struct {
+	NoteRef
+	Excerpt   string `json:"excerpt"`
+	Truncated bool   `json:"truncated,omitempty"`
+}
+
+// Delta is what changed in the project since the principal's last visit.
+type Delta struct {
+	FirstVisit bool           `json:"firstVisit"`
+	Since      string         `json:"since,omitempty"` // the commit of the last visit
+	Changes    []Activity     `json:"changes"`
+	Counts     map[string]int `json:"counts"`              // by kind, complete even when changes is cut
+	Truncated  bool           `json:"truncated,omitempty"` // more changes than listed
+}
+
+// Bounds of start_session's answer.
+const (
+	maxDeltaChanges   = 100
+	firstVisitChanges = 10
+	maxPinned         = 10
+	pinnedExcerpt     = 1500
+	profileMax        = 8000
+)
+
+// The last-visit marks (principal → project handle → commit) live in
+// .cairn/cache/visits.json: derived state, whose loss only makes the next
+// visit a first visit.
+func (v *Vault) visitsFile() string { return filepath.Join(v.root, CacheDir, "visits.json") }
+
+func (v *Vault) loadVisits() map[string]map[string]string {
+	m := map[string]map[string]string{}
+	if data, err := os.ReadFile(v.visitsFile()); err == nil {
+		json.Unmarshal(data, &m)
+	}
+	return m
+}
+
+// StartSession answers start_session and moves the caller's last-visit mark
+// of the project to now (its only effect).
+func (v *Vault) StartSession(c Caller, project string) (*SessionStart, error) {
+	out := &SessionStart{Principal: c.Principal}
+	ps, err := v.Projects(c)
+	if err != nil {
+		return nil, err
+	}
+	if ps == nil {
+		ps = []ProjectAccess{}
+	}
+	out.Projects = ps
+	out.Profile = v.profile(c)
+	if project == "" {
+		return out, nil
+	}
+	pr, _, err := v.project(c, "project", project)
+	if err != nil {
+		return nil, err
+	}
+	head, err := v.store.Head()
+	if err != nil {
+		return nil, err
+	}
+	s := &ProjectSession{Handle: pr.Handle, Name: pr.Name, Folders: []string{}, Pinned: []PinnedNote{},
+		KnownValues: KnownValues{Tags: map[string]int{}, Types: map[string]int{}, Categories: map[string]int{}}}
+	v.projectIndex(c, pr, s)
+	v.visitMu.Lock()
+	defer v.visitMu.Unlock()
+	marks := v.loadVisits()
+	last := marks[c.Principal][pr.Handle]
+	s.Delta, err = v.delta(c, pr, last)
+	if err != nil {
+		return nil, err
+	}
+	if marks[c.Principal] == nil {
+		marks[c.Principal] = map[string]string{}
+	}
+	marks[c.Principal][pr.Handle] = head
+	if data, err := json.Marshal(marks); err == nil {
+		gitstore.WriteFileAtomic(v.visitsFile(), data, 0o644)
+	}
+	out.Project = s
+	return out, nil
+}
+
+func (v *Vault) profile(c Caller) *ProfileView {
+	p := PeopleDir + "/" + c.Principal + "/" + ProfileFile
+	data, err := readFileNoFollow(v.abs(p))
+	if err != nil {
+		return nil
+	}
+	n := ParseNote(p, data)
+	v.adoptID(n)
+	pv := &ProfileView{ID: n.ID, Path: p, Observations: ParseObservations(n.Body), Content: string(n.Body)}
+	if pv.Observations == nil {
+		pv.Observations = []Observation{}
+	}
+	if len(pv.Content) > profileMax {
+		pv.Content, pv.Truncated = cut(pv.Content, profileMax), true
+	}
+	return pv
+}
+
+// cut shortens s to at most n bytes at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// projectIndex fills the note count, top-level folders, known values and
+// pinned notes of a project, as c may see them.
+func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
+	folders := map[string]bool{}
+	var pinned []string
+	v.catMu.Lock()
+	for p, e := range v.cat.entries {
+		if !strings.HasPrefix(p, pr.Dir+"/") || v.projectSet().of(parentDir(p)) != pr {
+			continue
+		}
+		s.NoteCount++
+		if rest := strings.TrimPrefix(p, pr.Dir+"/"); strings.Contains(rest, "/") {
+			top, _, _ := strings.Cut(rest, "/")
+			folders[pr.Dir+"/"+top] = true
+		}
+		for _, t := range e.Tags {
+			s.KnownValues.Tags[t]++
+		}
+		if e.Type != "" {
+			s.KnownValues.Types[e.Type]++
+		}
+		if e.Category != "" {
+			s.KnownValues.Categories[e.Category]++
+		}
+		if e.Pinned {
+			pinned = append(pinned, p)
+		}
+	}
+	v.catMu.Unlock()
+	for f := range folders {
+		s.Folders = append(s.Folders, f)
+	}
+	sort.Strings(s.Folders)
+	for _, ref := range pr.Pins {
+		if p, err := v.resolve(c, "pins", ref); err == nil {
+			pinned = append(pinned, p)
+		}
+	}
+	sort.Strings(pinned)
+	seen := map[string]bool{}
+	for _, p := range pinned {
+		if seen[p] || len(s.Pinned) == maxPinned || v.roleAt(c, p) < RoleRead {
+			continue
+		}
+		seen[p] = true
+		data, err := readFileNoFollow(v.abs(p))
+		if err != nil {
+			continue
+		}
+		n := ParseNote(p, data)
+		v.adoptID(n)
+		pn := PinnedNote{NoteRef: NoteRef{ID: n.ID, Path: p, Title: n.Title}, Excerpt: string(n.Body)}
+		if len(pn.Excerpt) > pinnedExcerpt {
+			pn.Excerpt, pn.Truncated = cut(pn.Excerpt, pinnedExcerpt), true
+		}
+		s.Pinned = append(s.Pinned, pn)
+	}
+}
+
+// delta lists the project's changes since the commit last (one entry per
+// note, its latest change), or, on a first visit, its latest few changes.
+func (v *Vault) delta(c Caller, pr *Project, last string) (Delta, error) {
+	d := Delta{Changes: []Activity{}, Counts: map[string]int{}}
+	if last == "" {
+		d.FirstVisit = true
+		page, err := v.RecentActivity(c, pr.Handle, "", firstVisitChanges, "")
+		if err != nil {
+			return d, err
+		}
+		d.Changes = page.Activity
+		d.Truncated = page.NextCursor != ""
+		return d, nil
+	}
+	d.Since = last
+	seen := map[string]bool{}
+	renamedFrom := map[string]int{} // old path → index of its rename in d.Changes
+	found := false
+	err := v.store.Walk(maxActivityCommits, func(info gitstore.CommitInfo, changes []gitstore.FileChange) bool {
+		if info.Hash == last {
+			found = true
+			return false
+		}
+		prov := provenanceOf(info)
+		for _, ch := range changes {
+			if i, ok := renamedFrom[ch.Path]; ok {
+				// An older change of a note since renamed: one entry per
+				// note. Added since the last visit, then moved: added.
+				delete(renamedFrom, ch.Path)
+				if ch.Kind == gitstore.Added && i >= 0 {
+					d.Counts[d.Changes[i].Change]--
+					d.Counts[gitstore.Added]++
+					d.Changes[i].Change, d.Changes[i].From = gitstore.Added, ""
+				}
+				seen[ch.Path] = true
+				continue
+			}
+			if seen[ch.Path] || !isNotePath(ch.Path) || !strings.HasPrefix(ch.Path, pr.Dir+"/") || v.roleAt(c, ch.Path) < RoleRead {
+				continue
+			}
+			seen[ch.Path] = true
+			if ch.Kind == gitstore.Renamed {
+				renamedFrom[ch.From] = -1
+				if len(d.Changes) < maxDeltaChanges {
+					renamedFrom[ch.From] = len(d.Changes)
+				}
+			}
+			d.Counts[ch.Kind]++
+			if len(d.Changes) == maxDeltaChanges {
+				d.Truncated = true
+				continue
+			}
+			a := Activity{Path: ch.Path, Change: ch.Kind, From: ch.From, By: prov.UpdatedBy, Actor: prov.Actor, Tool: prov.Tool, At: prov.UpdatedAt, Commit: info.Hash}
+			if e := v.entry(ch.Path, false); e != nil {
+				a.ID, a.Title = e.ID, e.Title
+			}
+			d.Changes = append(d.Changes, a)
+		}
+		return true
+	})
+	if err != nil {
+		return d, err
+	}
+	if !found {
+		// The mark is not on the branch any more (history rewritten) or is
+		// very old: what was listed is the recent part.
+		d.Truncated = true
+	}
+	return d, nil
+}
