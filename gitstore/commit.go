@@ -309,6 +309,14 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 		// of the work tree lags. Say so, but the write stands.
 		s.indexWarning = fmt.Sprintf("commit %s made, but the git index was not updated (run `git reset` in the vault): %v", commitHash, err)
 	}
+	before := map[string]plumbing.Hash{}
+	for p, h := range committedBlobs {
+		if !h.IsZero() {
+			before[p] = h
+		}
+	}
+	s.remember(commitHash, head, CommitInfo{Hash: commitHash.String(), Author: sig.Name, Email: sig.Email, When: sig.When,
+		Subject: subject, Trailers: ParseTrailers(commit.Message)}, req.Changes, before, blobs)
 	s.versions.head = commitHash
 	for _, c := range req.Changes {
 		if c.Delete {

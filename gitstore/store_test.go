@@ -254,6 +254,24 @@ func TestRandomCommitsKeepTreeIndexAndVersionsExact(t *testing.T) {
 			t.Fatalf("%s: version %s, git %s", f, v, want)
 		}
 	}
+	// What a commit changed, as remembered when it was made, equals what a
+	// fresh store computes from the trees.
+	fresh, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine, theirs []string
+	s.Walk(1000, func(ci CommitInfo, ch []FileChange) bool {
+		mine = append(mine, fmt.Sprintf("%s %v %s", ci.Hash, ch, ci.Trailers["Cairn-Tool"]))
+		return true
+	})
+	fresh.Walk(1000, func(ci CommitInfo, ch []FileChange) bool {
+		theirs = append(theirs, fmt.Sprintf("%s %v %s", ci.Hash, ch, ci.Trailers["Cairn-Tool"]))
+		return true
+	})
+	if strings.Join(mine, "\n") != strings.Join(theirs, "\n") {
+		t.Fatalf("remembered changes differ from the trees:\n%s\n---\n%s", strings.Join(mine, "\n"), strings.Join(theirs, "\n"))
+	}
 	// History and reading back an older revision.
 	hist, err := s.FileHistory("a.md", 100)
 	if err != nil {

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -103,11 +104,18 @@ func (s *Store) readCommitChanges(h plumbing.Hash) (CommitInfo, []FileChange, pl
 	if err != nil {
 		return CommitInfo{}, nil, plumbing.ZeroHash, err
 	}
+	return infoOf(c), pairRenames(out, added, deleted), parent, nil
+}
+
+// pairRenames adds the added and deleted files to out, a deleted and an
+// added file with the same content becoming one rename.
+func pairRenames(out []FileChange, added, deleted map[string]plumbing.Hash) []FileChange {
 	byHash := map[plumbing.Hash][]string{}
-	for p, h := range deleted {
-		byHash[h] = append(byHash[h], p)
+	for _, p := range sortedPaths(deleted) {
+		byHash[deleted[p]] = append(byHash[deleted[p]], p)
 	}
-	for p, h := range added {
+	for _, p := range sortedPaths(added) {
+		h := added[p]
 		if froms := byHash[h]; len(froms) > 0 {
 			out = append(out, FileChange{Path: p, Kind: Renamed, From: froms[0]})
 			delete(deleted, froms[0])
@@ -116,10 +124,43 @@ func (s *Store) readCommitChanges(h plumbing.Hash) (CommitInfo, []FileChange, pl
 		}
 		out = append(out, FileChange{Path: p, Kind: Added})
 	}
-	for p := range deleted {
+	for _, p := range sortedPaths(deleted) {
 		out = append(out, FileChange{Path: p, Kind: Deleted})
 	}
-	return infoOf(c), out, parent, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func sortedPaths(m map[string]plumbing.Hash) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// remember records what a commit made here changed, so that walking
+// history never has to diff it.
+func (s *Store) remember(h, parent plumbing.Hash, info CommitInfo, changes []Change, before, after map[string]plumbing.Hash) {
+	added, deleted := map[string]plumbing.Hash{}, map[string]plumbing.Hash{}
+	var out []FileChange
+	for _, c := range changes {
+		old, had := before[c.Path]
+		switch {
+		case c.Delete && had:
+			deleted[c.Path] = old
+		case c.Delete:
+		case !had:
+			added[c.Path] = after[c.Path]
+		case old != after[c.Path]:
+			out = append(out, FileChange{Path: c.Path, Kind: Modified})
+		}
+	}
+	if s.walkCache == nil || len(s.walkCache) >= maxWalkCache {
+		s.walkCache = map[plumbing.Hash]walked{}
+	}
+	s.walkCache[h] = walked{info: info, changes: pairRenames(out, added, deleted), parent: parent}
 }
 
 // diffHashes reports every file whose blob differs between trees a and b,

@@ -236,6 +236,15 @@ func (v *Vault) delta(c Caller, pr *Project, last string) (Delta, error) {
 	}
 	d.Since = last
 	seen := map[string]bool{}
+	readable := map[string]bool{}
+	canSee := func(p string) bool {
+		ok, known := readable[p]
+		if !known {
+			ok = isNotePath(p) && strings.HasPrefix(p, pr.Dir+"/") && v.roleAt(c, p) >= RoleRead
+			readable[p] = ok
+		}
+		return ok
+	}
 	renamedFrom := map[string]int{} // old path → index of its rename in d.Changes
 	found := false
 	err := v.store.Walk(maxActivityCommits, func(info gitstore.CommitInfo, changes []gitstore.FileChange) bool {
@@ -257,7 +266,7 @@ func (v *Vault) delta(c Caller, pr *Project, last string) (Delta, error) {
 				seen[ch.Path] = true
 				continue
 			}
-			if seen[ch.Path] || !isNotePath(ch.Path) || !strings.HasPrefix(ch.Path, pr.Dir+"/") || v.roleAt(c, ch.Path) < RoleRead {
+			if seen[ch.Path] || !canSee(ch.Path) {
 				continue
 			}
 			seen[ch.Path] = true

@@ -95,6 +95,8 @@ func main() {
 	_, err = c.Initialize(ctx, init)
 	must(err)
 
+	var ss vault.SessionStart
+	call(c, "start_session", map[string]any{"project": "space"}, &ss) // the first visit sets the mark
 	rng := rand.New(rand.NewSource(2))
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -121,6 +123,16 @@ func main() {
 	getLat := timeN(*reads, func(i int) {
 		var n vault.NoteView
 		call(c, "get_note", map[string]any{"ref": paths[rng.Intn(len(paths))]}, &n)
+	})
+	t0 = time.Now()
+	call(c, "start_session", map[string]any{"project": "space"}, &ss)
+	sessionDelta := time.Since(t0)
+	deltaCommits := 2 * *writes
+	sessionEmpty := timeN(50, func(i int) {
+		call(c, "start_session", map[string]any{"project": "space"}, &ss)
+		if len(ss.Project.Delta.Changes) != 0 {
+			panic("second start_session in a row has a delta")
+		}
 	})
 	actLat := timeN(100, func(i int) {
 		var a vault.ActivityPage
@@ -160,6 +172,8 @@ func main() {
 	fmt.Printf("| get_note p50 / p99 (MCP, HTTP) | %v / %v | p50 ≤ 1 ms |\n", pct(getLat, 50), pct(getLat, 99))
 	fmt.Printf("| get_note p50 / p99 (vault, no transport) | %v / %v | |\n", pct(getDirect, 50), pct(getDirect, 99))
 	fmt.Printf("| recent_activity (20 notes) p50 / p99 (MCP, HTTP) | %v / %v | |\n", pct(actLat, 50), pct(actLat, 99))
+	fmt.Printf("| start_session, delta of %d commits (MCP, HTTP) | %v | ≤ 50 ms at 1,000 |\n", deltaCommits, sessionDelta.Round(10*time.Microsecond))
+	fmt.Printf("| start_session, empty delta, p50 (MCP, HTTP) | %v | ≤ 10 ms |\n", pct(sessionEmpty, 50))
 	fmt.Printf("| git add + git commit of one file, p50 / p99 | %v / %v | |\n", pct(gitLat, 50), pct(gitLat, 99))
 	fmt.Printf("| cairn write p50 / git CLI p50 | create %.2f×, edit %.2f× | |\n",
 		float64(pct(createLat, 50))/float64(pct(gitLat, 50)), float64(pct(editLat, 50))/float64(pct(gitLat, 50)))
