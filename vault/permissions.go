@@ -65,13 +65,17 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 	}
 	ps := v.projectSet()
 	counts := map[*Project]int{}
+	perDir := map[string]int{}
 	v.catMu.Lock()
 	for p := range v.cat.entries {
-		if pr := ps.of(parentDir(p)); pr != nil {
-			counts[pr]++
-		}
+		perDir[parentDir(p)]++
 	}
 	v.catMu.Unlock()
+	for d, n := range perDir {
+		if pr := ps.of(d); pr != nil {
+			counts[pr] += n
+		}
+	}
 	var out []ProjectAccess
 	for _, pr := range ps.list {
 		r := v.projectRole(c, a, pr)

@@ -166,9 +166,20 @@ func cut(s string, n int) string {
 func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 	folders := map[string]bool{}
 	var pinned []string
+	ps := v.projectSet()
+	owner := map[string]bool{} // folder → owned by pr (a sub-project's are not)
 	v.catMu.Lock()
 	for p, e := range v.cat.entries {
-		if !strings.HasPrefix(p, pr.Dir+"/") || v.projectSet().of(parentDir(p)) != pr {
+		if !strings.HasPrefix(p, pr.Dir+"/") {
+			continue
+		}
+		d := parentDir(p)
+		mine, known := owner[d]
+		if !known {
+			mine = ps.of(d) == pr
+			owner[d] = mine
+		}
+		if !mine {
 			continue
 		}
 		s.NoteCount++
