@@ -69,21 +69,25 @@ func ParseTrailers(msg string) map[string]string {
 }
 
 // FileHistory lists, newest first, up to limit first-parent commits that
-// changed path (following no renames).
-func (s *Store) FileHistory(path string, limit int) ([]CommitInfo, error) {
+// changed path (following no renames). It starts at the path's own last
+// commit (its version) and reads at most maxCommits commits.
+func (s *Store) FileHistory(path string, limit, maxCommits int) ([]CommitInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	head, err := s.headHash()
-	if err != nil || head.IsZero() {
+	if err := s.refreshLocked(); err != nil {
 		return nil, err
 	}
-	c, err := s.repo.CommitObject(head)
+	start, ok := s.versions.paths[path]
+	if !ok {
+		return nil, nil
+	}
+	c, err := s.repo.CommitObject(start)
 	if err != nil {
 		return nil, err
 	}
 	var out []CommitInfo
 	cur := s.entryHash(c, path)
-	for c != nil && len(out) < limit && !cur.IsZero() {
+	for n := 0; c != nil && len(out) < limit && !cur.IsZero() && n < maxCommits; n++ {
 		var parent *object.Commit
 		prev := plumbing.ZeroHash
 		if c.NumParents() > 0 {

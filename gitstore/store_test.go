@@ -273,7 +273,7 @@ func TestRandomCommitsKeepTreeIndexAndVersionsExact(t *testing.T) {
 		t.Fatalf("remembered changes differ from the trees:\n%s\n---\n%s", strings.Join(mine, "\n"), strings.Join(theirs, "\n"))
 	}
 	// History and reading back an older revision.
-	hist, err := s.FileHistory("a.md", 100)
+	hist, err := s.FileHistory("a.md", 100, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

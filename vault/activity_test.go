@@ -61,3 +61,22 @@ func TestRecentActivityWhoHowWhereWhen(t *testing.T) {
 		t.Fatalf("bad since: %v", err)
 	}
 }
+
+func TestDetailedProvenanceListsRevisions(t *testing.T) {
+	v, _ := sampleVault(t)
+	n, _ := v.GetNote(owner, "[[Pricing]]", false, "")
+	e1, _ := v.EditNote(owner, EditArgs{Ref: n.ID, VersionToken: n.VersionToken, Operation: OpAppend, Content: str("one")})
+	e2, _ := v.EditNote(owner, EditArgs{Ref: n.ID, VersionToken: e1.VersionToken, Operation: OpAppend, Content: str("two")})
+	d, err := v.GetNote(owner, n.ID, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	revs := d.Provenance.Revisions
+	if len(revs) != 3 || revs[0].Commit != e2.VersionToken || revs[1].Commit != e1.VersionToken || revs[2].Commit != n.VersionToken || revs[0].Tool != "test" {
+		t.Fatalf("revisions: %+v", revs)
+	}
+	old, err := v.GetNote(owner, n.ID, false, revs[1].Commit)
+	if err != nil || strings.Contains(old.Content, "two") || !strings.Contains(old.Content, "one") {
+		t.Fatalf("reading a listed revision: %v", err)
+	}
+}

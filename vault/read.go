@@ -94,6 +94,38 @@ type Provenance struct {
 	Tool      string    `json:"tool"`  // MCP tool, cairn command, or "editor"/"git"
 	UpdatedAt time.Time `json:"updatedAt"`
 	Commit    string    `json:"commit"`
+	// Revisions are the note's recent versions, newest first (with
+	// get_note detailed): pass a commit as `revision` to read one.
+	Revisions []Revision `json:"revisions,omitempty"`
+}
+
+// Revision is one version of a note.
+type Revision struct {
+	Commit string    `json:"commit"`
+	By     string    `json:"by"`
+	Actor  string    `json:"actor"`
+	Tool   string    `json:"tool"`
+	At     time.Time `json:"at"`
+}
+
+// Bounds of the revision list: the newest few, found within the latest
+// commits of the note's history.
+const (
+	maxRevisions        = 10
+	maxRevisionsCommits = 2000
+)
+
+func (v *Vault) revisions(p string) []Revision {
+	hist, err := v.store.FileHistory(p, maxRevisions, maxRevisionsCommits)
+	if err != nil {
+		return nil
+	}
+	out := make([]Revision, 0, len(hist))
+	for _, h := range hist {
+		pv := provenanceOf(h)
+		out = append(out, Revision{Commit: h.Hash, By: pv.UpdatedBy, Actor: pv.Actor, Tool: pv.Tool, At: pv.UpdatedAt})
+	}
+	return out
 }
 
 // NoteView is a note as the read tools return it.
@@ -145,6 +177,9 @@ func (v *Vault) GetNote(c Caller, ref string, detailed bool, revision string) (*
 	if token != "" {
 		if info, err := v.store.CommitInfo(token); err == nil {
 			view.Provenance = provenanceOf(info)
+			if detailed {
+				view.Provenance.Revisions = v.revisions(p)
+			}
 		}
 	}
 	return view, nil
