@@ -56,9 +56,6 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 	if err := v.syncHead(); err != nil {
 		return nil, err
 	}
-	if err := v.rescanIfStale(rescanEvery); err != nil {
-		return nil, err
-	}
 	a, err := v.accessNow()
 	if err != nil {
 		return nil, err

@@ -332,9 +332,6 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 	if top, _, _ := strings.Cut(dir, "/"); top == PeopleDir || top == BanksDir {
 		return nil, argErr("path", "%q is private memory, not part of the shared knowledge base", a.Path)
 	}
-	if err := v.rescanIfStale(rescanEvery); err != nil {
-		return nil, err
-	}
 	if err := v.noSymlinks("path", dir); err != nil {
 		return nil, err
 	}

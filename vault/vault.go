@@ -251,10 +251,6 @@ func (v *Vault) rescan() error {
 	return nil
 }
 
-// rescanEvery bounds how stale the catalog and project list may be when an
-// operation looks at the whole vault.
-const rescanEvery = 2 * time.Second
-
 // rescanIfStale rescans when the last scan is older than d: the cheap way
 // to see notes and markers people added by hand, until the watcher exists.
 func (v *Vault) rescanIfStale(d time.Duration) error {
