@@ -445,3 +445,50 @@ func TestGraphToolsOverHTTP(t *testing.T) {
 		t.Fatalf("old handle after rename_project: %+v", l.Project)
 	}
 }
+
+func TestSessionActivityAndMemoryOverHTTP(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	owner := ts.client(t, ts.token(t, "owner", "write"))
+	camille := ts.client(t, ts.token(t, "camille", "write"))
+	var s vault.SessionStart
+	ok(t, owner, "start_session", map[string]any{"project": "acme/launch"}, &s)
+	if s.Profile == nil || s.Project == nil || !s.Project.Delta.FirstVisit {
+		t.Fatalf("first start_session: %+v", s)
+	}
+	var r vault.Remembered
+	ok(t, owner, "remember_about_user", map[string]any{"category": "tools", "observation": "Uses the terminal for git"}, &r)
+	ok(t, owner, "remember_about_project", map[string]any{"project": "acme/launch", "observation": "Prices are frozen until launch"}, &r)
+	ok(t, owner, "start_session", map[string]any{"project": "acme/launch"}, &s)
+	if len(s.Project.Delta.Changes) != 0 {
+		t.Fatalf("private memory is not part of the project's delta: %+v", s.Project.Delta.Changes)
+	}
+	found := false
+	for _, o := range s.Profile.Observations {
+		found = found || o.Text == "Uses the terminal for git"
+	}
+	if !found {
+		t.Fatal("the new observation is not in the profile")
+	}
+	// camille sees none of it, in any tool.
+	var cs vault.SessionStart
+	ok(t, camille, "start_session", map[string]any{"project": "acme/launch"}, &cs)
+	if cs.Profile == nil || cs.Profile.Path != "people/camille/profile.md" {
+		t.Fatalf("camille's profile: %+v", cs.Profile)
+	}
+	var act vault.ActivityPage
+	ok(t, camille, "recent_activity", map[string]any{"limit": 100}, &act)
+	for _, a := range act.Activity {
+		if strings.HasPrefix(a.Path, "people/owner/") {
+			t.Fatalf("camille sees %s in recent_activity", a.Path)
+		}
+	}
+	failing(t, camille, "get_note", map[string]any{"ref": r.ID}, "not found")
+	failing(t, camille, "get_note", map[string]any{"ref": r.Path}, "not found")
+	var who struct {
+		Capabilities map[string]bool `json:"capabilities"`
+	}
+	ok(t, owner, "whoami", map[string]any{}, &who)
+	if !who.Capabilities["revisions"] || who.Capabilities["vector"] {
+		t.Fatalf("capabilities: %+v", who.Capabilities)
+	}
+}
