@@ -21,6 +21,10 @@ type Options struct {
 	// LockFile is taken (flock) around every commit so that two processes
 	// never write the same vault at once. Empty means no cross-process lock.
 	LockFile string
+	// Identity, when set, names what a file is beyond its content (a
+	// note's id): a deleted and an added file with the same identity in
+	// one commit are reported as a rename (see Walk).
+	Identity func(head []byte) string
 }
 
 // Store is one git work tree.

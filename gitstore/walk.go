@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -104,16 +105,19 @@ func (s *Store) readCommitChanges(h plumbing.Hash) (CommitInfo, []FileChange, pl
 	if err != nil {
 		return CommitInfo{}, nil, plumbing.ZeroHash, err
 	}
-	return infoOf(c), pairRenames(out, added, deleted), parent, nil
+	return infoOf(c), s.pairRenames(out, added, deleted), parent, nil
 }
 
 // pairRenames adds the added and deleted files to out, a deleted and an
-// added file with the same content becoming one rename.
-func pairRenames(out []FileChange, added, deleted map[string]plumbing.Hash) []FileChange {
+// added file becoming one rename when they have the same content, or (with
+// Options.Identity) the same identity, such as a note's id, even though
+// the content changed (a note renamed: new title, new file name).
+func (s *Store) pairRenames(out []FileChange, added, deleted map[string]plumbing.Hash) []FileChange {
 	byHash := map[plumbing.Hash][]string{}
 	for _, p := range sortedPaths(deleted) {
 		byHash[deleted[p]] = append(byHash[deleted[p]], p)
 	}
+	var rest []string
 	for _, p := range sortedPaths(added) {
 		h := added[p]
 		if froms := byHash[h]; len(froms) > 0 {
@@ -122,6 +126,26 @@ func pairRenames(out []FileChange, added, deleted map[string]plumbing.Hash) []Fi
 			byHash[h] = froms[1:]
 			continue
 		}
+		rest = append(rest, p)
+	}
+	byIdentity := map[string]string{}
+	if s.opts.Identity != nil && len(rest) > 0 && len(deleted) > 0 {
+		for _, p := range sortedPaths(deleted) {
+			if id := s.identity(deleted[p]); id != "" {
+				byIdentity[id] = p
+			}
+		}
+	}
+	for _, p := range rest {
+		if len(byIdentity) > 0 {
+			id := s.identity(added[p])
+			if from, ok := byIdentity[id]; ok && id != "" {
+				out = append(out, FileChange{Path: p, Kind: Renamed, From: from})
+				delete(deleted, from)
+				delete(byIdentity, id)
+				continue
+			}
+		}
 		out = append(out, FileChange{Path: p, Kind: Added})
 	}
 	for _, p := range sortedPaths(deleted) {
@@ -129,6 +153,22 @@ func pairRenames(out []FileChange, added, deleted map[string]plumbing.Hash) []Fi
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// identity reads a blob's identity (Options.Identity) from its first 4 KiB.
+func (s *Store) identity(h plumbing.Hash) string {
+	b, err := s.repo.BlobObject(h)
+	if err != nil {
+		return ""
+	}
+	r, err := b.Reader()
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	buf := make([]byte, 4096)
+	n, _ := io.ReadFull(r, buf)
+	return s.opts.Identity(buf[:n])
 }
 
 func sortedPaths(m map[string]plumbing.Hash) []string {
@@ -160,7 +200,7 @@ func (s *Store) remember(h, parent plumbing.Hash, info CommitInfo, changes []Cha
 	if s.walkCache == nil || len(s.walkCache) >= maxWalkCache {
 		s.walkCache = map[plumbing.Hash]walked{}
 	}
-	s.walkCache[h] = walked{info: info, changes: pairRenames(out, added, deleted), parent: parent}
+	s.walkCache[h] = walked{info: info, changes: s.pairRenames(out, added, deleted), parent: parent}
 }
 
 // diffHashes reports every file whose blob differs between trees a and b,

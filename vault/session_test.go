@@ -72,6 +72,21 @@ func TestStartSessionProfileIndexAndDelta(t *testing.T) {
 	if len(moved) != 1 || moved[0].Change != "renamed" || moved[0].From != "acme/launch/Pricing.md" {
 		t.Fatalf("the move: %+v (all: %+v)", moved, fourth.Project.Delta.Changes)
 	}
+	// A renamed note (new title, new file, content changed) is a rename too.
+	r, err := v.RenameNote(owner, pricing.ID, "Pricing 2027", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifth, _ := v.StartSession(owner, "acme/launch")
+	var ren []Activity
+	for _, a := range fifth.Project.Delta.Changes {
+		if a.ID == pricing.ID {
+			ren = append(ren, a)
+		}
+	}
+	if len(ren) != 1 || ren[0].Change != "renamed" || ren[0].From != "acme/launch/decisions/Pricing.md" || ren[0].Path != r.To {
+		t.Fatalf("the rename: %+v", fifth.Project.Delta.Changes)
+	}
 	// Another principal: its own profile, its own marks.
 	cam, err := v.StartSession(camille, "acme/launch")
 	if err != nil || cam.Profile.Path != "people/camille/profile.md" || !cam.Project.Delta.FirstVisit {

@@ -76,6 +76,7 @@ func Open(root string, opts Options) (*Vault, error) {
 	v.store, err = gitstore.Open(abs, gitstore.Options{
 		CacheFile: filepath.Join(abs, CacheDir, "versions.json"),
 		LockFile:  filepath.Join(abs, CacheDir, "write.lock"),
+		Identity:  noteIdentity,
 	})
 	if err != nil {
 		v.releaseServeLock()
@@ -267,4 +268,13 @@ func (v *Vault) projectSet() *projectSet {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.projects
+}
+
+// noteIdentity is a note's saved id, read from the start of its file.
+func noteIdentity(head []byte) string {
+	n := ParseNote("", head)
+	if !n.IDSaved {
+		return ""
+	}
+	return n.ID
 }
