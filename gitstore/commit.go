@@ -214,6 +214,7 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	if when.IsZero() {
 		when = time.Now()
 	}
+	when = when.Truncate(time.Second) // what git stores: what the walk cache holds must match it
 	sig := object.Signature{Name: req.Author.Name, Email: req.Author.Email, When: when}
 	commit := &object.Commit{
 		Author:    sig,

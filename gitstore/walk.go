@@ -30,9 +30,21 @@ type FileChange struct {
 // A file deleted and another added with the same content in one commit is
 // reported as one rename.
 func (s *Store) Walk(max int, fn func(CommitInfo, []FileChange) bool) error {
+	return s.WalkFrom("", max, fn)
+}
+
+// WalkFrom is Walk starting at the commit start ("" for HEAD), so that a
+// caller paging through history sees the same history on every page.
+func (s *Store) WalkFrom(start string, max int, fn func(CommitInfo, []FileChange) bool) error {
 	s.mu.Lock()
 	head, err := s.headHash()
 	s.mu.Unlock()
+	if start != "" {
+		if !plumbing.IsHash(start) {
+			return fmt.Errorf("%q: %w", start, ErrUnknownRevision)
+		}
+		head, err = plumbing.NewHash(start), nil
+	}
 	if err != nil || head.IsZero() {
 		return err
 	}

@@ -59,15 +59,6 @@ func (v *Vault) RecentActivity(c Caller, project, since string, limit int, curso
 		}
 		after = t
 	}
-	skip := 0
-	if cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(cursor)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n < 0 {
-			return nil, argErr("cursor", "is not a cursor this server gave")
-		}
-		skip = n
-	}
 	dir := ""
 	if project != "" {
 		pr, _, err := v.project(c, "project", project)
@@ -79,6 +70,23 @@ func (v *Vault) RecentActivity(c Caller, project, since string, limit int, curso
 	if err := v.syncHead(); err != nil {
 		return nil, err
 	}
+	// The cursor holds the commit the first page started from, so every
+	// page reads the same history, and the filters it was made with.
+	filters := project + "\x00" + since
+	anchor, skip := "", 0
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		parts := strings.SplitN(string(b), "\x01", 3)
+		if err != nil || len(parts) != 3 || !isHex40(parts[0]) || parts[2] != filters {
+			return nil, argErr("cursor", "is not a cursor this server gave for these arguments")
+		}
+		if skip, err = strconv.Atoi(parts[1]); err != nil || skip < 0 {
+			return nil, argErr("cursor", "is not a cursor this server gave for these arguments")
+		}
+		anchor = parts[0]
+	} else if head, err := v.store.Head(); err == nil {
+		anchor = head
+	}
 	readable := map[string]bool{}
 	canSee := func(p string) bool {
 		ok, seen := readable[p]
@@ -88,40 +96,27 @@ func (v *Vault) RecentActivity(c Caller, project, since string, limit int, curso
 		}
 		return ok
 	}
+	fold := newHistoryFold(canSee, false)
 	page := &ActivityPage{Activity: []Activity{}}
-	seen := map[string]bool{}
-	matched := 0
-	err := v.store.Walk(maxActivityCommits, func(info gitstore.CommitInfo, changes []gitstore.FileChange) bool {
+	err := v.store.WalkFrom(anchor, maxActivityCommits, func(info gitstore.CommitInfo, changes []gitstore.FileChange) bool {
 		if !after.IsZero() && info.When.Before(after) {
 			return false
 		}
-		prov := provenanceOf(info)
-		for _, ch := range changes {
-			if seen[ch.Path] || !canSee(ch.Path) {
-				continue
-			}
-			seen[ch.Path] = true
-			if ch.Kind == gitstore.Renamed {
-				seen[ch.From] = true // one entry per note: its older path is the same note
-			}
-			matched++
-			if matched <= skip {
-				continue
-			}
-			if len(page.Activity) == limit {
-				page.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(skip + limit)))
-				return false
-			}
-			a := Activity{Path: ch.Path, Change: ch.Kind, From: ch.From, By: prov.UpdatedBy, Actor: prov.Actor, Tool: prov.Tool, At: prov.UpdatedAt, Commit: info.Hash}
-			if e := v.entry(ch.Path, false); e != nil {
-				a.ID, a.Title = e.ID, e.Title
-			}
-			page.Activity = append(page.Activity, a)
-		}
-		return true
+		fold.commit(info, changes)
+		return len(fold.entries) <= skip+limit
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(fold.entries) > skip+limit {
+		page.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(anchor + "\x01" + strconv.Itoa(skip+limit) + "\x01" + filters))
+	}
+	for i := skip; i < len(fold.entries) && i < skip+limit; i++ {
+		a := fold.entries[i]
+		if e := v.entry(a.Path, false); e != nil {
+			a.ID, a.Title = e.ID, e.Title
+		}
+		page.Activity = append(page.Activity, a)
 	}
 	return page, nil
 }

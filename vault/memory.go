@@ -6,8 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode"
-
+	
 	"github.com/cairn-dev/cairn/gitstore"
 )
 
@@ -48,26 +47,18 @@ func (o Observation) line() string {
 	return fmt.Sprintf("- [%s] %s (%s)", o.Category, o.Text, o.Date)
 }
 
-// sameFact compares two observations by their words, ignoring case,
-// punctuation and spacing: "Prefers short answers." ≈ "prefers short answers".
+// sameFact compares two observations ignoring case, spacing and the
+// punctuation that ends a word or a sentence: "Prefers short answers." ≈
+// "prefers  short answers", but "Likes C#" ≠ "Likes C++" and
+// "Uses Go 1.21" ≠ "Uses Go 1 21".
 func sameFact(a, b string) bool { return factKey(a) == factKey(b) }
 
 func factKey(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsNumber(r):
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteRune(r)
-			space = false
-		default:
-			space = true
-		}
+	words := strings.Fields(strings.ToLower(s))
+	for i, w := range words {
+		words[i] = strings.TrimRight(w, ".,;:!?")
 	}
-	return b.String()
+	return strings.Join(words, " ")
 }
 
 // Remembered is what the remember tools return.
@@ -182,23 +173,39 @@ func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observatio
 }
 
 // addObservation appends the line at the end of the Observations section,
-// creating the section at the end of the body when there is none.
+// creating the section at the end of the body when there is none. Headings
+// inside fenced code are not headings; a CRLF file stays CRLF.
 func addObservation(body string, o Observation) string {
+	nl := "\n"
+	if strings.Contains(body, "\r\n") {
+		nl = "\r\n"
+	}
 	lines := strings.SplitAfter(body, "\n")
+	inFence := make([]bool, len(lines))
+	fence := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+			inFence[i] = true
+			continue
+		}
+		inFence[i] = fence
+	}
 	start := -1
 	for i, l := range lines {
-		if h, ok := atxHeading(l); ok && h.level == 2 && strings.EqualFold(h.text, observationsHeading) {
+		if h, ok := atxHeading(l); ok && !inFence[i] && h.level == 2 && strings.EqualFold(h.text, observationsHeading) {
 			start = i
 			break
 		}
 	}
 	if start < 0 {
-		body = strings.TrimRight(body, "\n") + "\n\n## " + observationsHeading + "\n\n"
-		return body + o.line() + "\n"
+		body = strings.TrimRight(body, "\r\n") + nl + nl + "## " + observationsHeading + nl + nl
+		return body + o.line() + nl
 	}
 	end := len(lines)
 	for i := start + 1; i < len(lines); i++ {
-		if h, ok := atxHeading(lines[i]); ok && h.level <= 2 {
+		if h, ok := atxHeading(lines[i]); ok && !inFence[i] && h.level <= 2 {
 			end = i
 			break
 		}
@@ -212,13 +219,13 @@ func addObservation(body string, o Observation) string {
 	}
 	head := strings.Join(lines[:last+1], "")
 	if !strings.HasSuffix(head, "\n") {
-		head += "\n"
+		head += nl
 	}
 	if last == start {
-		head += "\n"
+		head += nl
 	}
 	tail := strings.Join(lines[last+1:], "")
-	return head + o.line() + "\n" + tail
+	return head + o.line() + nl + tail
 }
 
 type heading struct {

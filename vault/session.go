@@ -81,7 +81,12 @@ func (v *Vault) visitsFile() string { return filepath.Join(v.root, CacheDir, "vi
 func (v *Vault) loadVisits() map[string]map[string]string {
 	m := map[string]map[string]string{}
 	if data, err := os.ReadFile(v.visitsFile()); err == nil {
-		json.Unmarshal(data, &m)
+		if json.Unmarshal(data, &m) != nil {
+			// Damaged: keep it aside for a person to look at; every
+			// principal's next visit is then a first visit.
+			os.Rename(v.visitsFile(), v.visitsFile()+".damaged")
+			m = map[string]map[string]string{}
+		}
 	}
 	return m
 }
@@ -106,18 +111,18 @@ func (v *Vault) StartSession(c Caller, project string) (*SessionStart, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := v.store.Head()
-	if err != nil {
-		return nil, err
-	}
 	s := &ProjectSession{Handle: pr.Handle, Name: pr.Name, Folders: []string{}, Pinned: []PinnedNote{},
 		KnownValues: KnownValues{Tags: map[string]int{}, Types: map[string]int{}, Categories: map[string]int{}}}
 	v.projectIndex(c, pr, s)
 	v.visitMu.Lock()
 	defer v.visitMu.Unlock()
+	head, err := v.store.Head() // under the lock: a mark never moves backwards
+	if err != nil {
+		return nil, err
+	}
 	marks := v.loadVisits()
 	last := marks[c.Principal][pr.Handle]
-	s.Delta, err = v.delta(c, pr, last)
+	s.Delta, err = v.delta(c, pr, last, head)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +238,7 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 
 // delta lists the project's changes since the commit last (one entry per
 // note, its latest change), or, on a first visit, its latest few changes.
-func (v *Vault) delta(c Caller, pr *Project, last string) (Delta, error) {
+func (v *Vault) delta(c Caller, pr *Project, last, head string) (Delta, error) {
 	d := Delta{Changes: []Activity{}, Counts: map[string]int{}}
 	if last == "" {
 		d.FirstVisit = true
@@ -243,10 +248,12 @@ func (v *Vault) delta(c Caller, pr *Project, last string) (Delta, error) {
 		}
 		d.Changes = page.Activity
 		d.Truncated = page.NextCursor != ""
+		for _, a := range d.Changes {
+			d.Counts[a.Change]++
+		}
 		return d, nil
 	}
 	d.Since = last
-	seen := map[string]bool{}
 	readable := map[string]bool{}
 	canSee := func(p string) bool {
 		ok, known := readable[p]
@@ -256,52 +263,29 @@ func (v *Vault) delta(c Caller, pr *Project, last string) (Delta, error) {
 		}
 		return ok
 	}
-	renamedFrom := map[string]int{} // old path → index of its rename in d.Changes
+	fold := newHistoryFold(canSee, true)
 	found := false
-	err := v.store.Walk(maxActivityCommits, func(info gitstore.CommitInfo, changes []gitstore.FileChange) bool {
+	err := v.store.WalkFrom(head, maxActivityCommits, func(info gitstore.CommitInfo, changes []gitstore.FileChange) bool {
 		if info.Hash == last {
 			found = true
 			return false
 		}
-		prov := provenanceOf(info)
-		for _, ch := range changes {
-			if i, ok := renamedFrom[ch.Path]; ok {
-				// An older change of a note since renamed: one entry per
-				// note. Added since the last visit, then moved: added.
-				delete(renamedFrom, ch.Path)
-				if ch.Kind == gitstore.Added && i >= 0 {
-					d.Counts[d.Changes[i].Change]--
-					d.Counts[gitstore.Added]++
-					d.Changes[i].Change, d.Changes[i].From = gitstore.Added, ""
-				}
-				seen[ch.Path] = true
-				continue
-			}
-			if seen[ch.Path] || !canSee(ch.Path) {
-				continue
-			}
-			seen[ch.Path] = true
-			if ch.Kind == gitstore.Renamed {
-				renamedFrom[ch.From] = -1
-				if len(d.Changes) < maxDeltaChanges {
-					renamedFrom[ch.From] = len(d.Changes)
-				}
-			}
-			d.Counts[ch.Kind]++
-			if len(d.Changes) == maxDeltaChanges {
-				d.Truncated = true
-				continue
-			}
-			a := Activity{Path: ch.Path, Change: ch.Kind, From: ch.From, By: prov.UpdatedBy, Actor: prov.Actor, Tool: prov.Tool, At: prov.UpdatedAt, Commit: info.Hash}
-			if e := v.entry(ch.Path, false); e != nil {
-				a.ID, a.Title = e.ID, e.Title
-			}
-			d.Changes = append(d.Changes, a)
-		}
+		fold.commit(info, changes)
 		return true
 	})
 	if err != nil {
 		return d, err
+	}
+	d.Counts = fold.counts()
+	for i, a := range fold.entries {
+		if i == maxDeltaChanges {
+			d.Truncated = true
+			break
+		}
+		if e := v.entry(a.Path, false); e != nil {
+			a.ID, a.Title = e.ID, e.Title
+		}
+		d.Changes = append(d.Changes, a)
 	}
 	if !found {
 		// The mark is not on the branch any more (history rewritten) or is

@@ -1,0 +1,81 @@
+package vault
+
+import (
+	"github.com/cairn-dev/cairn/gitstore"
+)
+
+// historyFold turns first-parent history, read newest first, into one
+// entry per note as a caller may see it: a note's older paths (before a
+// rename) are the same note; a path the caller may not see is never shown,
+// not even as the "from" of a rename.
+//
+// In delta mode (start_session), an entry says what happened to the note
+// over the whole window: added if it was added in it (whatever followed),
+// renamed (from its path at the start of the window) if it moved in it,
+// else its latest change. Otherwise (recent_activity) an entry is the
+// note's latest change.
+type historyFold struct {
+	canSee  func(path string) bool
+	delta   bool
+	entries []Activity
+	entryOf map[string]int // a path, current or older, → its note's entry
+}
+
+func newHistoryFold(canSee func(string) bool, delta bool) *historyFold {
+	return &historyFold{canSee: canSee, delta: delta, entryOf: map[string]int{}}
+}
+
+func (f *historyFold) commit(info gitstore.CommitInfo, changes []gitstore.FileChange) {
+	prov := provenanceOf(info)
+	for _, ch := range changes {
+		if i, ok := f.entryOf[ch.Path]; ok {
+			f.older(i, ch)
+			continue
+		}
+		if !f.canSee(ch.Path) {
+			continue
+		}
+		a := Activity{Path: ch.Path, Change: ch.Kind, From: ch.From, By: prov.UpdatedBy, Actor: prov.Actor, Tool: prov.Tool, At: prov.UpdatedAt, Commit: info.Hash}
+		if ch.Kind == gitstore.Renamed && !f.canSee(ch.From) {
+			a.Change, a.From = gitstore.Added, "" // it came from where the caller cannot look
+		}
+		f.entries = append(f.entries, a)
+		i := len(f.entries) - 1
+		f.entryOf[ch.Path] = i
+		if a.From != "" {
+			f.entryOf[a.From] = i
+		}
+	}
+}
+
+// older folds an older change of a note that already has an entry.
+func (f *historyFold) older(i int, ch gitstore.FileChange) {
+	e := &f.entries[i]
+	switch ch.Kind {
+	case gitstore.Renamed:
+		visible := f.canSee(ch.From)
+		if visible {
+			f.entryOf[ch.From] = i
+		}
+		if f.delta && e.Change != gitstore.Added {
+			if visible {
+				e.Change, e.From = gitstore.Renamed, ch.From
+			} else {
+				e.Change, e.From = gitstore.Added, ""
+			}
+		}
+	case gitstore.Added:
+		if f.delta {
+			e.Change, e.From = gitstore.Added, ""
+		}
+	}
+}
+
+// counts are the entries by kind.
+func (f *historyFold) counts() map[string]int {
+	out := map[string]int{}
+	for _, e := range f.entries {
+		out[e.Change]++
+	}
+	return out
+}
