@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	
+
 	"github.com/cairn-dev/cairn/gitstore"
 )
 
