@@ -72,29 +72,41 @@ func ParseTrailers(msg string) map[string]string {
 // changed path (following no renames). It starts at the path's own last
 // commit (its version) and reads at most maxCommits commits.
 func (s *Store) FileHistory(path string, limit, maxCommits int) ([]CommitInfo, error) {
+	// The lock is taken per commit read, not for the whole walk, so a long
+	// history never holds writers up.
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err := s.refreshLocked(); err != nil {
+		s.mu.Unlock()
 		return nil, err
 	}
 	start, ok := s.versions.paths[path]
 	if !ok {
+		s.mu.Unlock()
 		return nil, nil
 	}
 	c, err := s.repo.CommitObject(start)
+	var cur plumbing.Hash
+	if err == nil {
+		cur = s.entryHash(c, path)
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	var out []CommitInfo
-	cur := s.entryHash(c, path)
 	for n := 0; c != nil && len(out) < limit && !cur.IsZero() && n < maxCommits; n++ {
 		var parent *object.Commit
 		prev := plumbing.ZeroHash
 		if c.NumParents() > 0 {
-			if parent, err = s.repo.CommitObject(c.ParentHashes[0]); err != nil {
+			s.mu.Lock()
+			parent, err = s.repo.CommitObject(c.ParentHashes[0])
+			if err == nil {
+				prev = s.entryHash(parent, path)
+			}
+			s.mu.Unlock()
+			if err != nil {
 				return nil, err
 			}
-			prev = s.entryHash(parent, path)
 		}
 		if prev != cur {
 			out = append(out, infoOf(c))
