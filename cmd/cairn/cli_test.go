@@ -269,3 +269,33 @@ func TestStdioWithAReadTokenHidesWriteTools(t *testing.T) {
 		t.Fatalf("bad token: %s", errOut)
 	}
 }
+
+func TestDoctorTranscript(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", "--from", "../../sample-vault", v)
+	out, _ := run(t, true, "doctor", "--vault", v)
+	for _, want := range []string{"ok       projects     3 projects", "ok       notes        62 notes", "2 links resolve to no note yet", "inotify"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("doctor said:\n%s\nmissing %q", out, want)
+		}
+	}
+	head := git(t, v, "rev-parse", "HEAD")
+	// A copied note and a broken frontmatter are warnings; a duplicate handle is a problem.
+	data, _ := os.ReadFile(filepath.Join(v, "acme/launch/Pricing.md"))
+	os.WriteFile(filepath.Join(v, "acme/launch/Pricing copy.md"), data, 0o644)
+	os.WriteFile(filepath.Join(v, "acme/Broken.md"), []byte("---\nkey: [unclosed\n---\n# Broken\n"), 0o644)
+	os.MkdirAll(filepath.Join(v, "acme/dup"), 0o755)
+	os.WriteFile(filepath.Join(v, "acme/dup/.cairn-project.yaml"), []byte("handle: acme/launch\n"), 0o644)
+	out, errOut := run(t, false, "doctor", "--vault", v)
+	for _, want := range []string{"warning  ids", "Pricing copy.md", "warning  frontmatter  acme/Broken.md", "problem  projects", "claim handle acme/launch"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("doctor said:\n%s\nmissing %q", out, want)
+		}
+	}
+	if !strings.Contains(errOut, "1 problem") {
+		t.Fatalf("stderr: %s", errOut)
+	}
+	if git(t, v, "rev-parse", "HEAD") != head {
+		t.Fatal("doctor changed the vault")
+	}
+}

@@ -1,0 +1,108 @@
+package vault
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cairn-dev/cairn/wikilinks"
+)
+
+// Finding is one thing cairn doctor reports.
+type Finding struct {
+	Level   string `json:"level"` // ok, warning, problem
+	Check   string `json:"check"`
+	Message string `json:"message"`
+}
+
+// Doctor checks a vault's health without changing it: project markers,
+// access file, notes whose frontmatter is broken, notes sharing an id,
+// links that are ambiguous or unresolved, the git index format, files
+// that should be private.
+func (v *Vault) Doctor() []Finding {
+	var out []Finding
+	add := func(level, check, format string, a ...any) {
+		out = append(out, Finding{Level: level, Check: check, Message: fmt.Sprintf(format, a...)})
+	}
+	if err := v.rescan(); err != nil {
+		add("problem", "scan", "%v", err)
+	}
+	ps := v.projectSet()
+	if len(ps.problems) == 0 {
+		add("ok", "projects", "%d projects", len(ps.list))
+	}
+	for _, p := range ps.problems {
+		add("problem", "projects", "%s", p)
+	}
+	if _, err := loadAccess(v.root); err != nil {
+		add("problem", "access", "%v (the last good access rules stay in force)", err)
+	} else {
+		add("ok", "access", "%s is readable", AccessFile)
+	}
+	if fi, err := os.Stat(filepath.Join(v.root, TokensFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", TokensFile, fi.Mode().Perm())
+	}
+	var broken, clashes []string
+	notes := 0
+	v.catMu.Lock()
+	for fileID, paths := range v.cat.idPaths {
+		if len(paths) > 1 {
+			var ps []string
+			for p := range paths {
+				ps = append(ps, p)
+			}
+			sort.Strings(ps)
+			clashes = append(clashes, fmt.Sprintf("%s: %s", fileID, strings.Join(ps, ", ")))
+		}
+	}
+	paths := make([]string, 0, len(v.cat.entries))
+	for p := range v.cat.entries {
+		paths = append(paths, p)
+	}
+	v.catMu.Unlock()
+	sort.Strings(paths)
+	for _, p := range paths {
+		notes++
+		data, err := readFileNoFollow(v.abs(p))
+		if err != nil {
+			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		if err := ParseNote(p, data).FrontmatterError(); err != nil {
+			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
+		}
+	}
+	add("ok", "notes", "%d notes", notes)
+	for _, b := range broken {
+		add("warning", "frontmatter", "%s (read as it is; writes refused until fixed)", b)
+	}
+	sort.Strings(clashes)
+	for _, c := range clashes {
+		add("warning", "ids", "several files carry the id %s; the first keeps it, the others get their own at their next change", c)
+	}
+	unresolved, ambiguous := 0, 0
+	for _, e := range v.cat.graph.Unresolved() {
+		if e.Status == wikilinks.Ambiguous {
+			ambiguous++
+			if ambiguous <= 10 {
+				add("warning", "links", "[[%s]] in %s is ambiguous (%d notes match)", e.Target, v.cat.pathOf(e.From), len(e.Candidates))
+			}
+		} else {
+			unresolved++
+		}
+	}
+	add("ok", "links", "%d links resolve to no note yet (forward references), %d are ambiguous", unresolved, ambiguous)
+	if data, err := os.ReadFile(filepath.Join(v.root, ".git", "index")); err == nil && len(data) >= 8 {
+		if version := int(data[7]); version == 4 {
+			add("ok", "git index", "version 4 (updated through go-git, slower)")
+		}
+	}
+	for _, f := range []string{"MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD"} {
+		if _, err := os.Stat(filepath.Join(v.root, ".git", f)); err == nil {
+			add("problem", "git", "a git operation is in progress (%s): cairn refuses to write until it is finished", f)
+		}
+	}
+	return out
+}
