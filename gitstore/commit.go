@@ -316,7 +316,7 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 			before[p] = h
 		}
 	}
-	s.remember(commitHash, head, CommitInfo{Hash: commitHash.String(), Author: sig.Name, Email: sig.Email, When: sig.When,
+	s.remember(commitHash, head, CommitInfo{Hash: commitHash.String(), Author: sig.Name, Email: sig.Email, When: sig.When, Committed: sig.When,
 		Subject: subject, Trailers: ParseTrailers(commit.Message)}, req.Changes, before, blobs)
 	s.versions.head = commitHash
 	for _, c := range req.Changes {

@@ -13,12 +13,15 @@ import (
 
 // CommitInfo is what a reader needs to know of one commit.
 type CommitInfo struct {
-	Hash     string
-	Author   string
-	Email    string
-	When     time.Time
-	Subject  string
-	Trailers map[string]string // the last paragraph's `Key: value` lines
+	Hash   string
+	Author string
+	Email  string
+	When   time.Time // the author's date
+	// Committed is the committer's date: unlike the author's, it only
+	// grows along a branch (a rebase keeps old author dates).
+	Committed time.Time
+	Subject   string
+	Trailers  map[string]string // the last paragraph's `Key: value` lines
 }
 
 // ErrUnknownRevision says a commit is not in this repository.
@@ -46,7 +49,7 @@ func infoOf(c *object.Commit) CommitInfo {
 	subject, _, _ := strings.Cut(c.Message, "\n")
 	return CommitInfo{
 		Hash: c.Hash.String(), Author: c.Author.Name, Email: c.Author.Email,
-		When: c.Author.When, Subject: subject, Trailers: ParseTrailers(c.Message),
+		When: c.Author.When, Committed: c.Committer.When, Subject: subject, Trailers: ParseTrailers(c.Message),
 	}
 }
 

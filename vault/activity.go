@@ -99,8 +99,8 @@ func (v *Vault) RecentActivity(c Caller, project, since string, limit int, curso
 	fold := newHistoryFold(canSee, false)
 	page := &ActivityPage{Activity: []Activity{}}
 	err := v.store.WalkFrom(anchor, maxActivityCommits, func(info gitstore.CommitInfo, changes []gitstore.FileChange) bool {
-		if !after.IsZero() && info.When.Before(after) {
-			return false
+		if !after.IsZero() && info.Committed.Before(after) {
+			return false // committer dates only grow along the branch
 		}
 		fold.commit(info, changes)
 		return len(fold.entries) <= skip+limit
