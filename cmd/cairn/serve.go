@@ -23,6 +23,8 @@ type serveOptions struct {
 	noAuth   bool
 	toolsets []string
 	token    string
+	noWatch  bool
+	quiet    time.Duration
 }
 
 func serveCmd() *cobra.Command {
@@ -41,6 +43,8 @@ func serveCmd() *cobra.Command {
 	c.Flags().StringVar(&o.http, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8787) instead of stdio")
 	c.Flags().BoolVar(&o.noAuth, "no-auth", false, "HTTP test mode: serve the local owner without a token (loopback addresses only)")
 	c.Flags().StringSliceVar(&o.toolsets, "toolsets", nil, "stdio: narrow the owner's toolsets (gateway,treaisure,hindsight)")
+	c.Flags().BoolVar(&o.noWatch, "no-watch", false, "do not watch the vault for edits people make in their editor")
+	c.Flags().DurationVar(&o.quiet, "commit-after", 3*time.Second, "commit an edit made by hand once the file has been quiet this long")
 	c.Flags().StringVar(&o.token, "token", os.Getenv("CAIRN_TOKEN"), "stdio: act as this token's principal, ceiling and toolsets instead of the owner (default $CAIRN_TOKEN)")
 	return c
 }
@@ -78,7 +82,15 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	}
 	defer v.Close()
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
-	go v.Maintain(ctx, 3*time.Second, 30*time.Second, func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) })
+	report := func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }
+	go v.Maintain(ctx, 3*time.Second, 30*time.Second, report)
+	if !o.noWatch {
+		go func() {
+			if err := v.Watch(ctx, vault.WatchOptions{Quiet: o.quiet, Report: report}); err != nil {
+				report(fmt.Errorf("%w; edits made by hand are picked up every 3 s instead", err))
+			}
+		}()
+	}
 	owner := mcptools.OwnerIdentity(v.Owner(), o.toolsets)
 	if ln == nil {
 		who := func() (mcptools.Identity, error) { return owner, nil }

@@ -1,0 +1,232 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/fsnotify/fsnotify"
+)
+
+// WatchOptions tune the watcher.
+type WatchOptions struct {
+	// Debounce is how long a burst of events (an editor's save dance, a
+	// checkout) may last before the touched files are looked at.
+	Debounce time.Duration
+	// Quiet is how long a changed file must stay untouched before the
+	// human's edit is committed.
+	Quiet time.Duration
+	// Report receives problems (nil: ignored).
+	Report func(error)
+}
+
+// Watch follows edits people make in their own editor until ctx ends:
+// changed notes are reindexed at once (catalog and link graph), and
+// committed as the human's once they have been quiet for a while. It never
+// trusts event kinds: it looks at the files as they are. Not recursive by
+// nature (inotify), it adds every folder, new ones included.
+func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
+	if o.Debounce == 0 {
+		o.Debounce = 150 * time.Millisecond
+	}
+	if o.Quiet == 0 {
+		o.Quiet = 3 * time.Second
+	}
+	report := o.Report
+	if report == nil {
+		report = func(error) {}
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	defer w.Close()
+	watchTree := func(dir string) {
+		ign := v.ignoreMatcher()
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(v.root, p)
+			rel = filepath.ToSlash(rel)
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || ignored(ign, rel, true)) {
+				return filepath.SkipDir
+			}
+			if err := w.Add(p); err != nil {
+				report(fmt.Errorf("watch %s: %w", rel, err))
+			}
+			return nil
+		})
+	}
+	watchTree(v.root)
+
+	touched := map[string]bool{} // vault paths seen in events, not yet looked at
+	var pendingMu sync.Mutex
+	pending := map[string]time.Time{} // notes changed by hand, not yet committed → last change
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	tick := time.NewTicker(o.Quiet / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				// Events were lost: look at everything again.
+				v.rescan()
+				v.syncHead()
+				continue
+			}
+			report(fmt.Errorf("watch: %w", err))
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			rel, err := filepath.Rel(v.root, ev.Name)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			touched[filepath.ToSlash(rel)] = true
+			debounce.Reset(o.Debounce)
+		case <-debounce.C:
+			batch := touched
+			touched = map[string]bool{}
+			changed := v.lookAt(batch, watchTree)
+			pendingMu.Lock()
+			now := time.Now()
+			for _, p := range changed {
+				pending[p] = now
+			}
+			pendingMu.Unlock()
+		case <-tick.C:
+			pendingMu.Lock()
+			var due []string
+			for p, at := range pending {
+				if time.Since(at) >= o.Quiet {
+					due = append(due, p)
+					delete(pending, p)
+				}
+			}
+			pendingMu.Unlock()
+			if len(due) > 0 {
+				if err := v.commitHandEdits(due); err != nil {
+					report(err)
+				}
+			}
+		}
+	}
+}
+
+// ignorable are the temporary and swap files editors write beside notes.
+func ignorable(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") || strings.HasPrefix(name, "#") ||
+		strings.HasSuffix(name, ".swp") || strings.HasSuffix(name, ".swx") || strings.HasSuffix(name, ".tmp")
+}
+
+// lookAt examines the paths a burst of events touched: new folders are
+// watched (and their notes looked at), notes are reindexed at once. It
+// returns the notes whose content on disk is not what HEAD holds.
+func (v *Vault) lookAt(batch map[string]bool, watchTree func(string)) []string {
+	var notes []string
+	for rel := range batch {
+		if ignorable(baseName(rel)) || hiddenSegment(rel) {
+			continue
+		}
+		full := v.abs(rel)
+		fi, err := os.Lstat(full)
+		if err == nil && fi.IsDir() {
+			watchTree(full)
+			// A folder made and filled in one go (mkdir -p a/b && write a/b/x):
+			// its files came before its watch.
+			filepath.WalkDir(full, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					r, _ := filepath.Rel(v.root, p)
+					notes = append(notes, filepath.ToSlash(r))
+				}
+				return nil
+			})
+			continue
+		}
+		notes = append(notes, rel)
+		// A folder renamed or removed: what was under it is gone from here.
+		v.catMu.Lock()
+		for p := range v.cat.entries {
+			if strings.HasPrefix(p, rel+"/") {
+				notes = append(notes, p)
+			}
+		}
+		v.catMu.Unlock()
+	}
+	sort.Strings(notes)
+	ign := v.ignoreMatcher()
+	var dirty []string
+	seen := map[string]bool{}
+	for _, p := range notes {
+		if seen[p] || !isNotePath(p) || ignored(ign, p, false) {
+			continue
+		}
+		seen[p] = true
+		v.catMu.Lock()
+		v.cat.update(v.root, p)
+		v.catMu.Unlock()
+		if d, err := v.store.Dirty(p); err == nil && d {
+			dirty = append(dirty, p)
+		}
+		if baseName(p) == ProjectMarker {
+			v.rescan()
+		}
+	}
+	return dirty
+}
+
+// commitHandEdits commits, as the human's, the notes among paths whose
+// content on disk still differs from HEAD (a person who committed by hand
+// first is respected: nothing is left to commit).
+func (v *Vault) commitHandEdits(paths []string) error {
+	var changes []gitstore.Change
+	for _, p := range paths {
+		dirty, err := v.store.Dirty(p)
+		if err != nil || !dirty {
+			continue
+		}
+		data, rerr := readFileNoFollow(v.abs(p))
+		switch {
+		case errors.Is(rerr, fs.ErrNotExist):
+			if _, tracked, _ := v.store.Version(p); tracked {
+				changes = append(changes, gitstore.Change{Path: p, Delete: true, Absent: true})
+			}
+		case rerr != nil || len(data) > MaxNoteBytes:
+			continue // never commit what cairn cannot serve; doctor reports it
+		default:
+			changes = append(changes, gitstore.Change{Path: p, Content: data, RequireClean: false})
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	msg := "Edit by hand: " + changes[0].Path
+	if len(changes) > 1 {
+		msg = fmt.Sprintf("Edit by hand: %d notes", len(changes))
+	}
+	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
+	_, err := v.commit(human, msg, "", changes)
+	if errors.Is(err, gitstore.ErrNothingToCommit) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("commit edits made by hand: %w", err)
+	}
+	return nil
+}

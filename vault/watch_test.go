@@ -1,0 +1,72 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds or the deadline passes (no timing is
+// asserted: the deadline only bounds a failing test).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
+	v, dir := sampleVault(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go v.Watch(ctx, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 300 * time.Millisecond})
+	time.Sleep(100 * time.Millisecond) // the watches are in place
+
+	// An atomic save (temp file + rename), as most editors do.
+	tmp := filepath.Join(dir, "acme/launch/.Hand note.md.swp")
+	os.WriteFile(tmp, []byte("# Hand note\n\nTyped in an editor.\n"), 0o644)
+	os.Rename(tmp, filepath.Join(dir, "acme/launch/Hand note.md"))
+	// mkdir -p and an immediate write.
+	os.MkdirAll(filepath.Join(dir, "acme/launch/new/deeper"), 0o755)
+	os.WriteFile(filepath.Join(dir, "acme/launch/new/deeper/Deep note.md"), []byte("# Deep note\n\nSee [[Hand note]].\n"), 0o644)
+	// An in-place edit of an existing note.
+	p := filepath.Join(dir, "acme/launch/Pricing.md")
+	os.WriteFile(p, []byte(readFile(t, p)+"\nEdited in place.\n"), 0o644)
+
+	for _, path := range []string{"acme/launch/Hand note.md", "acme/launch/new/deeper/Deep note.md"} {
+		waitFor(t, path+" in the catalog", func() bool { return v.entry(path, false) != nil })
+	}
+	waitFor(t, "the hand edits committed", func() bool {
+		return gitOut(t, dir, "status", "--porcelain") == ""
+	})
+	log := gitOut(t, dir, "log", "--format=%s|%(trailers:key=Cairn-Actor,valueonly,separator=)", "-3")
+	if !strings.Contains(log, "Edit by hand") || !strings.Contains(log, "|human") {
+		t.Fatalf("log:\n%s", log)
+	}
+	// The link from the deep note resolves to the hand note.
+	deep, err := v.GetNote(owner, "[[Deep note]]", true, "")
+	if err != nil || len(deep.Links.Outgoing) != 1 || deep.Links.Outgoing[0].To == nil || deep.Links.Outgoing[0].To.Title != "Hand note" {
+		t.Fatalf("deep note links: %+v %v", deep, err)
+	}
+	// The server's own writes never come back as human edits.
+	before := gitOut(t, dir, "rev-list", "--count", "HEAD")
+	if _, err := v.CreateNote(owner, CreateArgs{Project: "acme", Body: "# By the agent\n"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(800 * time.Millisecond) // longer than the quiet period
+	if got := gitOut(t, dir, "rev-list", "--count", "HEAD"); got != strconv.Itoa(atoi(before)+1) {
+		t.Fatalf("an agent write came back as a human edit: %s commits after %s", got, before)
+	}
+	// A deletion by hand is committed as one.
+	os.Remove(filepath.Join(dir, "acme/launch/Hand note.md"))
+	waitFor(t, "the deletion committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
+	fsck(t, dir)
+}
