@@ -44,6 +44,10 @@ type Change struct {
 	// When Absent is set (a deletion made by hand, being committed), the
 	// file must still be absent when the commit happens.
 	Absent bool
+	// OnDisk says Content was read from the work tree (an edit made by
+	// hand, being committed): the file is left alone, never rewritten, so
+	// a save made since the read is not replaced by the older content.
+	OnDisk bool
 }
 
 // CommitRequest is one commit: its author, message, trailers and changes.
@@ -259,7 +263,7 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	// Work tree: new contents are staged beside the objects and synced with
 	// them; deletions happen once everything is in place.
 	for _, c := range req.Changes {
-		if c.Delete {
+		if c.Delete || c.OnDisk {
 			continue
 		}
 		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
@@ -274,6 +278,10 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 			return "", fmt.Errorf("commit: write %s: %w", c.Path, err)
 		}
 	}
+	// The clean check once more, right before the renames (after the
+	// syncs): the window in which an editor's save could be replaced is
+	// the few microseconds of the renames themselves.
+	b.beforeRename = func() error { return s.checkClean(req.Changes, committedBlobs) }
 	if err := b.flush(); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}

@@ -50,7 +50,9 @@ func (s *Store) indexBytes(st *indexState, changes []Change, blobs map[string]pl
 	updates := make([]indexUpdate, 0, len(changes))
 	for _, c := range changes {
 		u := indexUpdate{name: c.Path, hash: blobs[c.Path], del: c.Delete}
-		if !c.Delete {
+		// A file committed as it was on disk may have changed since: no
+		// stat data, so git looks at its content rather than trust it.
+		if !c.Delete && !c.OnDisk {
 			if fi, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(c.Path))); err == nil {
 				u.fi = fi
 			}

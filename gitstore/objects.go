@@ -22,6 +22,9 @@ import (
 type batch struct {
 	files []pendingFile
 	seen  map[string]bool
+	// beforeRename, if set, runs after the syncs and before the first
+	// rename; an error aborts the flush with nothing renamed.
+	beforeRename func() error
 }
 
 type pendingFile struct {
@@ -59,6 +62,11 @@ func (b *batch) stage(dir, pattern, final string, data []byte, perm os.FileMode)
 func (b *batch) flush() error {
 	if err := parallel(len(b.files), func(i int) error { return b.files[i].f.Sync() }); err != nil {
 		return fmt.Errorf("sync: %w", err)
+	}
+	if b.beforeRename != nil {
+		if err := b.beforeRename(); err != nil {
+			return err
+		}
 	}
 	dirs := map[string]bool{}
 	for i := range b.files {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -28,14 +29,21 @@ func (s *Store) takeLock(path, what string) (*gitLock, error) {
 		return nil, err
 	}
 	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		if os.IsExist(err) {
+	// A `git status` running beside cairn takes index.lock for a moment to
+	// refresh the index: wait a little (up to a second) before giving up.
+	for wait := time.Millisecond; ; wait *= 2 {
+		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			return &gitLock{path: path, lock: lock, f: f}, nil
+		}
+		if !os.IsExist(err) {
+			return nil, err
+		}
+		if wait > 512*time.Millisecond {
 			return nil, fmt.Errorf("%s is locked by another git process (remove %s if none runs)", what, lock)
 		}
-		return nil, err
+		time.Sleep(wait)
 	}
-	return &gitLock{path: path, lock: lock, f: f}, nil
 }
 
 // commit writes data (synced when asked) and renames the lock into place.

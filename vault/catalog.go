@@ -95,10 +95,11 @@ func (c *catalog) save() error {
 
 // sync makes the catalog match the files seen on disk. Changed files are
 // read and parsed by several workers (parsing dominates a cold start).
-func (c *catalog) sync(root string, seen map[string]fileStamp) {
+func (c *catalog) sync(root string, seen map[string]fileStamp) (changed []string) {
 	for p := range c.entries {
 		if _, ok := seen[p]; !ok {
 			c.remove(p)
+			changed = append(changed, p)
 		}
 	}
 	var todo []string
@@ -108,6 +109,7 @@ func (c *catalog) sync(root string, seen map[string]fileStamp) {
 		}
 		todo = append(todo, p)
 	}
+	changed = append(changed, todo...)
 	type parsed struct {
 		n  *Note
 		st fileStamp
@@ -142,6 +144,7 @@ func (c *catalog) sync(root string, seen map[string]fileStamp) {
 	for r := range results {
 		c.put(r.n, r.st)
 	}
+	return changed
 }
 
 func (c *catalog) put(n *Note, st fileStamp) {

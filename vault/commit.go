@@ -95,7 +95,7 @@ func (v *Vault) flushHuman(p string) error {
 		return nil
 	}
 	data, rerr := readFileNoFollow(v.abs(p))
-	ch := gitstore.Change{Path: p, Content: data}
+	ch := gitstore.Change{Path: p, Content: data, OnDisk: true}
 	switch {
 	case errors.Is(rerr, fs.ErrNotExist):
 		ch = gitstore.Change{Path: p, Delete: true, Absent: true} // deleted by hand

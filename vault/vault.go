@@ -199,6 +199,13 @@ func (v *Vault) Owner() string {
 // rescan walks the vault: project markers, and every note file, reparsing
 // only those whose size or mtime changed since the catalog last saw them.
 func (v *Vault) rescan() error {
+	_, err := v.rescanChanged()
+	return err
+}
+
+// rescanChanged is rescan, returning the note paths whose file changed
+// (size or mtime) or disappeared since the last scan.
+func (v *Vault) rescanChanged() ([]string, error) {
 	var markers []string
 	seen := map[string]fileStamp{}
 	ign := v.ignoreMatcher()
@@ -239,17 +246,17 @@ func (v *Vault) rescan() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("scan vault: %w", err)
+		return nil, fmt.Errorf("scan vault: %w", err)
 	}
 	ps := newProjectSet(v.root, markers)
 	v.catMu.Lock()
-	v.cat.sync(v.root, seen)
+	changed := v.cat.sync(v.root, seen)
 	v.catMu.Unlock()
 	v.mu.Lock()
 	v.projects = ps
 	v.scannedAt = time.Now()
 	v.mu.Unlock()
-	return nil
+	return changed, nil
 }
 
 // rescanIfStale rescans when the last scan is older than d: the cheap way

@@ -26,6 +26,11 @@ type WatchOptions struct {
 	Quiet time.Duration
 	// Report receives problems (nil: ignored).
 	Report func(error)
+	// Ready, if set, is closed once every folder is watched.
+	Ready chan struct{}
+	// Reconcile is how often the whole vault is compared with what the
+	// watcher knows, in case events were missed (default 5 s).
+	Reconcile time.Duration
 }
 
 // Watch follows edits people make in their own editor until ctx ends:
@@ -67,6 +72,14 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 		})
 	}
 	watchTree(v.root)
+	if o.Ready != nil {
+		close(o.Ready)
+	}
+	if o.Reconcile == 0 {
+		o.Reconcile = 5 * time.Second
+	}
+	reconcile := time.NewTicker(o.Reconcile)
+	defer reconcile.Stop()
 
 	touched := map[string]bool{} // vault paths seen in events, not yet looked at
 	var pendingMu sync.Mutex
@@ -110,6 +123,22 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 				pending[p] = now
 			}
 			pendingMu.Unlock()
+		case <-reconcile.C:
+			// Whatever changed without an event reaching us (a watch not yet
+			// in place, an overflow) is found by size and mtime.
+			changed, err := v.rescanChanged()
+			if err != nil {
+				report(err)
+				continue
+			}
+			now := time.Now()
+			pendingMu.Lock()
+			for _, p := range changed {
+				if d, err := v.store.Dirty(p); err == nil && d {
+					pending[p] = now
+				}
+			}
+			pendingMu.Unlock()
 		case <-tick.C:
 			pendingMu.Lock()
 			var due []string
@@ -123,6 +152,14 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 			if len(due) > 0 {
 				if err := v.commitHandEdits(due); err != nil {
 					report(err)
+					// Not committed: try again at the next quiet tick.
+					pendingMu.Lock()
+					for _, p := range due {
+						if _, ok := pending[p]; !ok {
+							pending[p] = time.Now()
+						}
+					}
+					pendingMu.Unlock()
 				}
 			}
 		}
@@ -210,7 +247,7 @@ func (v *Vault) commitHandEdits(paths []string) error {
 		case rerr != nil || len(data) > MaxNoteBytes:
 			continue // never commit what cairn cannot serve; doctor reports it
 		default:
-			changes = append(changes, gitstore.Change{Path: p, Content: data, RequireClean: false})
+			changes = append(changes, gitstore.Change{Path: p, Content: data, OnDisk: true})
 		}
 	}
 	if len(changes) == 0 {

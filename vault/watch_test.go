@@ -27,8 +27,9 @@ func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 	v, dir := sampleVault(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go v.Watch(ctx, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 300 * time.Millisecond})
-	time.Sleep(100 * time.Millisecond) // the watches are in place
+	ready := make(chan struct{})
+	go v.Watch(ctx, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 300 * time.Millisecond, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
+	<-ready
 
 	// An atomic save (temp file + rename), as most editors do.
 	tmp := filepath.Join(dir, "acme/launch/.Hand note.md.swp")

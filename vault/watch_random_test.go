@@ -1,0 +1,151 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/gitstore"
+)
+
+// TestEditorsAndAgentsTogether: people save notes in their editors while
+// agents edit the same notes through the vault. Afterwards every human
+// save and every acknowledged agent write is in git history, no agent
+// commit removed a line (so none replaced a human edit it had not seen),
+// and the derived state equals a fresh rebuild.
+func TestEditorsAndAgentsTogether(t *testing.T) {
+	v, dir := sampleVault(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go v.Watch(ctx, WatchOptions{Debounce: 20 * time.Millisecond, Quiet: 100 * time.Millisecond, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
+	<-ready
+
+	notes := []string{"acme/launch/Pricing.md", "acme/launch/Launch plan.md", "acme/Acme overview.md", "acme/handbook/Glossary.md"}
+	var mu sync.Mutex
+	var humanLines []string
+	agentWrites := map[string]string{} // line → commit
+	var wg sync.WaitGroup
+	// One editor per note (two people editing one file race each other, not cairn).
+	for e, note := range notes {
+		wg.Add(1)
+		go func(e int, note string) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(e)))
+			full := filepath.Join(dir, note)
+			for k := 0; k < 12; k++ {
+				data, err := os.ReadFile(full)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				line := fmt.Sprintf("human-%d-%d", e, k)
+				content := string(data) + "\n" + line + "\n"
+				if rng.Intn(2) == 0 {
+					os.WriteFile(full, []byte(content), 0o644)
+				} else { // atomic save
+					tmp := filepath.Join(filepath.Dir(full), "."+filepath.Base(full)+".swp")
+					os.WriteFile(tmp, []byte(content), 0o644)
+					os.Rename(tmp, full)
+				}
+				mu.Lock()
+				humanLines = append(humanLines, line)
+				mu.Unlock()
+				time.Sleep(time.Duration(rng.Intn(40)) * time.Millisecond)
+			}
+		}(e, note)
+	}
+	for a := 0; a < 3; a++ {
+		wg.Add(1)
+		go func(a int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(100 + a)))
+			for k := 0; k < 12; k++ {
+				note := notes[rng.Intn(len(notes))]
+				line := fmt.Sprintf("agent-%d-%d", a, k)
+				n, err := v.GetNote(owner, note, false, "")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				w, err := v.EditNote(owner, EditArgs{Ref: n.ID, VersionToken: n.VersionToken, Operation: OpAppend, Content: str(line)})
+				var ce *ConflictError
+				switch {
+				case err == nil:
+					mu.Lock()
+					agentWrites[line] = w.VersionToken
+					mu.Unlock()
+				case errors.As(err, &ce):
+				default:
+					t.Errorf("agent %d: %v", a, err)
+				}
+				time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond)
+			}
+		}(a)
+	}
+	wg.Wait()
+	waitFor(t, "every hand edit committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
+	cancel()
+
+	history := gitOut(t, dir, "log", "-p", "--format=commit %H %(trailers:key=Cairn-Actor,valueonly,separator=)")
+	for _, l := range humanLines {
+		if !strings.Contains(history, "+"+l) {
+			t.Errorf("the human save %q is not in git history", l)
+		}
+	}
+	if len(agentWrites) == 0 {
+		t.Fatal("no agent write went through")
+	}
+	for line, commit := range agentWrites {
+		shown := gitOut(t, dir, "show", "--format=", commit)
+		if !strings.Contains(shown, "+"+line) {
+			t.Errorf("the agent write %q is not in its commit %s", line, commit)
+		}
+	}
+	// No agent commit removed a line.
+	for _, c := range strings.Split(gitOut(t, dir, "log", "--format=%H %(trailers:key=Cairn-Actor,valueonly,separator=)"), "\n") {
+		f := strings.Fields(c)
+		if len(f) == 2 && f[1] == "agent" {
+			for _, row := range strings.Split(gitOut(t, dir, "show", "--numstat", "--format=", f[0]), "\n") {
+				if cols := strings.Fields(row); len(cols) >= 2 && cols[1] != "0" {
+					t.Fatalf("agent commit %s removed lines: %s", f[0], row)
+				}
+			}
+		}
+	}
+	// Derived state equals a fresh rebuild.
+	fresh, err := gitstore.Open(dir, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := fresh.Paths()
+	for _, p := range paths {
+		a, _, _ := v.store.Version(p)
+		b, _, _ := fresh.Version(p)
+		if a != b {
+			t.Fatalf("version of %s: %s, rebuilt %s", p, a, b)
+		}
+	}
+	v.Close()
+	v2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	v.catMu.Lock()
+	for p, e := range v.cat.entries {
+		e2 := v2.entry(p, false)
+		if e2 == nil || e2.ID != e.ID || e2.Title != e.Title || len(e2.Links) != len(e.Links) {
+			t.Fatalf("catalog entry %s differs from a rebuild", p)
+		}
+	}
+	v.catMu.Unlock()
+	fsck(t, dir)
+}
