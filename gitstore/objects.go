@@ -53,14 +53,32 @@ func (b *batch) stage(dir, pattern, final string, data []byte, perm os.FileMode)
 		b.seen = map[string]bool{}
 	}
 	b.seen[final] = true
-	b.files = append(b.files, pendingFile{f: f, tmp: f.Name(), final: final})
+	pf := pendingFile{f: f, tmp: f.Name(), final: final}
+	if len(b.files) >= maxOpenStaged {
+		// A large commit (a first import, a big folder move): sync and
+		// close as we go rather than hold thousands of files open.
+		err := f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(pf.tmp)
+			return err
+		}
+		pf.f = nil
+	}
+	b.files = append(b.files, pf)
 	return nil
 }
+
+// maxOpenStaged bounds the files a batch keeps open for its final,
+// concurrent sync.
+const maxOpenStaged = 64
 
 // flush syncs every staged file, renames each into place in the order
 // staged, and syncs the folders they went to.
 func (b *batch) flush() error {
-	if err := parallel(len(b.files), func(i int) error { return b.files[i].f.Sync() }); err != nil {
+	if err := parallel(min(len(b.files), maxOpenStaged), func(i int) error { return b.files[i].f.Sync() }); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
 	if b.beforeRename != nil {
@@ -71,10 +89,12 @@ func (b *batch) flush() error {
 	dirs := map[string]bool{}
 	for i := range b.files {
 		pf := &b.files[i]
-		if err := pf.f.Close(); err != nil {
-			return err
+		if pf.f != nil {
+			if err := pf.f.Close(); err != nil {
+				return err
+			}
+			pf.f = nil
 		}
-		pf.f = nil
 		if err := os.Rename(pf.tmp, pf.final); err != nil {
 			return fmt.Errorf("rename into place: %w", err)
 		}

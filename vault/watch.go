@@ -81,12 +81,14 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 	reconcile := time.NewTicker(o.Reconcile)
 	defer reconcile.Stop()
 
-	touched := map[string]bool{} // vault paths seen in events, not yet looked at
+	touched := map[string]time.Time{} // vault paths seen in events, not yet looked at → last event
 	var pendingMu sync.Mutex
 	pending := map[string]time.Time{} // notes changed by hand, not yet committed → last change
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
-	tick := time.NewTicker(o.Quiet / 4)
+	// The quiet period counts from the last event, and is checked often,
+	// so an edit is committed at most a tick after it.
+	tick := time.NewTicker(min(o.Quiet/10, 25*time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {
@@ -111,16 +113,19 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 			if err != nil || strings.HasPrefix(rel, "..") {
 				continue
 			}
-			touched[filepath.ToSlash(rel)] = true
+			touched[filepath.ToSlash(rel)] = time.Now()
 			debounce.Reset(o.Debounce)
 		case <-debounce.C:
 			batch := touched
-			touched = map[string]bool{}
+			touched = map[string]time.Time{}
 			changed := v.lookAt(batch, watchTree)
 			pendingMu.Lock()
-			now := time.Now()
 			for _, p := range changed {
-				pending[p] = now
+				at, ok := batch[p]
+				if !ok { // found under a touched folder
+					at = time.Now()
+				}
+				pending[p] = at
 			}
 			pendingMu.Unlock()
 		case <-reconcile.C:
@@ -175,7 +180,7 @@ func ignorable(name string) bool {
 // lookAt examines the paths a burst of events touched: new folders are
 // watched (and their notes looked at), notes are reindexed at once. It
 // returns the notes whose content on disk is not what HEAD holds.
-func (v *Vault) lookAt(batch map[string]bool, watchTree func(string)) []string {
+func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []string {
 	var notes []string
 	for rel := range batch {
 		if ignorable(baseName(rel)) || hiddenSegment(rel) {
@@ -267,3 +272,19 @@ func (v *Vault) commitHandEdits(paths []string) error {
 	}
 	return nil
 }
+
+// Reconcile compares the whole vault with what the vault knows (size and
+// mtime of every note, then the content of those that differ) and brings
+// the catalog and the link graph up to date. It returns the notes found
+// changed. The watcher runs it periodically; it is the answer to missed
+// events.
+func (v *Vault) Reconcile() ([]string, error) {
+	if err := v.syncHead(); err != nil {
+		return nil, err
+	}
+	return v.rescanChanged()
+}
+
+// Indexed reports whether the vault knows a note at path (for tests and
+// benchmarks of the watcher).
+func (v *Vault) Indexed(path string) bool { return v.entry(path, false) != nil }
