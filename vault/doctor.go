@@ -94,6 +94,20 @@ func (v *Vault) Doctor() []Finding {
 		}
 	}
 	add("ok", "links", "%d links resolve to no note yet (forward references), %d are ambiguous", unresolved, ambiguous)
+	folders := 0
+	ign := v.ignoreMatcher()
+	filepath.WalkDir(v.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(v.root, p)
+		if rel != "." && (strings.HasPrefix(d.Name(), ".") || ignored(ign, filepath.ToSlash(rel), true)) {
+			return filepath.SkipDir
+		}
+		folders++
+		return nil
+	})
+	add("ok", "watcher", "cairn serve watches %d folders (one inotify watch each)", folders)
 	if data, err := os.ReadFile(filepath.Join(v.root, ".git", "index")); err == nil && len(data) >= 8 {
 		if version := int(data[7]); version == 4 {
 			add("ok", "git index", "version 4 (updated through go-git, slower)")

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -69,5 +70,57 @@ func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 	// A deletion by hand is committed as one.
 	os.Remove(filepath.Join(dir, "acme/launch/Hand note.md"))
 	waitFor(t, "the deletion committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
+	fsck(t, dir)
+}
+
+func TestWatcherFollowsEditorDancesRenamesAndBursts(t *testing.T) {
+	v, dir := sampleVault(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go v.Watch(ctx, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 200 * time.Millisecond, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
+	<-ready
+	clean := func(what string) {
+		waitFor(t, what, func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
+	}
+	// vim: the original renamed to a backup, the new content written, the backup removed.
+	p := filepath.Join(dir, "acme/launch/Pricing.md")
+	data := readFile(t, p)
+	os.Rename(p, p+"~")
+	os.WriteFile(p, []byte(data+"\nSaved by vim.\n"), 0o644)
+	os.Remove(p + "~")
+	clean("vim's save committed")
+	if !strings.Contains(gitOut(t, dir, "show", "HEAD:acme/launch/Pricing.md"), "Saved by vim.") {
+		t.Fatal("vim's save is not in HEAD")
+	}
+	// A note renamed in a file manager: one commit, a rename, still resolvable.
+	os.Rename(filepath.Join(dir, "acme/launch/Launch plan.md"), filepath.Join(dir, "acme/launch/specs/Launch plan.md"))
+	clean("the rename committed")
+	if st := gitOut(t, dir, "show", "--name-status", "--format=", "HEAD"); !strings.HasPrefix(st, "R") {
+		t.Fatalf("not committed as a rename:\n%s", st)
+	}
+	waitFor(t, "the renamed note indexed", func() bool { return v.Indexed("acme/launch/specs/Launch plan.md") })
+	// A folder renamed.
+	os.Rename(filepath.Join(dir, "acme/launch/meetings"), filepath.Join(dir, "acme/launch/réunions"))
+	clean("the folder rename committed")
+	waitFor(t, "the folder's notes indexed at their new paths", func() bool {
+		return v.Indexed("acme/launch/réunions/Weekly sync 2026-10-06.md") && !v.Indexed("acme/launch/meetings/Weekly sync 2026-10-06.md")
+	})
+	// A burst: 300 notes unpacked at once.
+	before := atoi(gitOut(t, dir, "rev-list", "--count", "HEAD"))
+	for i := 0; i < 300; i++ {
+		f := filepath.Join(dir, "acme/launch/import", fmt.Sprintf("batch %d", i%10))
+		os.MkdirAll(f, 0o755)
+		os.WriteFile(filepath.Join(f, fmt.Sprintf("Imported %03d.md", i)), []byte(fmt.Sprintf("# Imported %03d\n", i)), 0o644)
+	}
+	clean("the burst committed")
+	if got := atoi(gitOut(t, dir, "rev-list", "--count", "HEAD")); got > before+3 {
+		t.Fatalf("the burst took %d commits", got-before)
+	}
+	for i := 0; i < 300; i++ {
+		if !v.Indexed(fmt.Sprintf("acme/launch/import/batch %d/Imported %03d.md", i%10, i)) {
+			t.Fatalf("imported note %d not indexed", i)
+		}
+	}
 	fsck(t, dir)
 }
