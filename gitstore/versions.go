@@ -184,67 +184,17 @@ func (w *treeWalker) entries(h plumbing.Hash) (map[string]object.TreeEntry, erro
 func isTree(e object.TreeEntry) bool { return e.Mode == filemode.Dir }
 
 // diff calls changed for every file path in tree b that is absent or
-// different in tree a, and deleted for every file path of a absent from b.
-// Submodules are ignored: they are not notes.
+// different in tree a, and deleted (when not nil) for every file path of a
+// absent from b. Submodules are ignored: they are not notes.
 func (w *treeWalker) diff(a, b plumbing.Hash, prefix string, changed, deleted func(string)) error {
-	if a == b {
-		return nil
-	}
-	ea, err := w.entries(a)
-	if err != nil {
-		return err
-	}
-	eb, err := w.entries(b)
-	if err != nil {
-		return err
-	}
-	for name, e := range eb {
-		if e.Mode == filemode.Submodule {
-			continue
+	return w.diffHashes(a, b, prefix, func(p string, old, new plumbing.Hash) {
+		switch {
+		case !new.IsZero():
+			changed(p)
+		case deleted != nil:
+			deleted(p)
 		}
-		old, had := ea[name]
-		if had && old.Hash == e.Hash && old.Mode == e.Mode {
-			continue
-		}
-		var oldTree, oldFile plumbing.Hash
-		if had && isTree(old) {
-			oldTree = old.Hash
-		} else if had && old.Mode != filemode.Submodule {
-			oldFile = old.Hash
-		}
-		if isTree(e) {
-			if !oldFile.IsZero() && deleted != nil {
-				deleted(prefix + name)
-			}
-			if err := w.diff(oldTree, e.Hash, prefix+name+"/", changed, deleted); err != nil {
-				return err
-			}
-			continue
-		}
-		if !oldTree.IsZero() && deleted != nil {
-			if err := w.diff(oldTree, plumbing.ZeroHash, prefix+name+"/", changed, deleted); err != nil {
-				return err
-			}
-		}
-		changed(prefix + name)
-	}
-	if deleted == nil {
-		return nil
-	}
-	for name, old := range ea {
-		if _, ok := eb[name]; ok || old.Mode == filemode.Submodule {
-			continue
-		}
-		if isTree(old) {
-			// Every file of the removed folder is deleted.
-			if err := w.diff(plumbing.ZeroHash, old.Hash, prefix+name+"/", deleted, nil); err != nil {
-				return err
-			}
-			continue
-		}
-		deleted(prefix + name)
-	}
-	return nil
+	})
 }
 
 // resolve walks first-parent history from start and records, for each path
