@@ -183,6 +183,15 @@ func (w *treeWalker) entries(h plumbing.Hash) (map[string]object.TreeEntry, erro
 
 func isTree(e object.TreeEntry) bool { return e.Mode == filemode.Dir }
 
+// pair reads the two trees a comparison walks.
+func (w *treeWalker) pair(a, b plumbing.Hash) (ea, eb map[string]object.TreeEntry, err error) {
+	if ea, err = w.entries(a); err != nil {
+		return nil, nil, err
+	}
+	eb, err = w.entries(b)
+	return ea, eb, err
+}
+
 // diff calls changed for every file path in tree b that is absent or
 // different in tree a, and deleted (when not nil) for every file path of a
 // absent from b. Submodules are ignored: they are not notes.
@@ -246,11 +255,7 @@ func (w *treeWalker) changedUnder(a, b plumbing.Hash, prefix string, unresolved 
 	if a == b {
 		return nil
 	}
-	ea, err := w.entries(a)
-	if err != nil {
-		return err
-	}
-	eb, err := w.entries(b)
+	ea, eb, err := w.pair(a, b)
 	if err != nil {
 		return err
 	}

@@ -221,11 +221,7 @@ func (w *treeWalker) diffHashes(a, b plumbing.Hash, prefix string, fn func(p str
 	if a == b {
 		return nil
 	}
-	ea, err := w.entries(a)
-	if err != nil {
-		return err
-	}
-	eb, err := w.entries(b)
+	ea, eb, err := w.pair(a, b)
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,15 @@ func unchanged(t testing.TB, dir, head string) {
 	}
 }
 
+// cleanAndSound asserts the work tree is clean and git fsck is happy.
+func cleanAndSound(t testing.TB, dir string) {
+	t.Helper()
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status not clean:\n%s", st)
+	}
+	fsck(t, dir)
+}
+
 func fsck(t testing.TB, dir string) {
 	t.Helper()
 	gitOut(t, dir, "fsck", "--strict", "--no-progress")

@@ -130,8 +130,5 @@ func randomReorg(t *testing.T, seed int64) {
 	if ops < 15 {
 		t.Fatalf("only %d operations went through", ops)
 	}
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
-		t.Fatalf("status:\n%s", st)
-	}
-	fsck(t, dir)
+	cleanAndSound(t, dir)
 }

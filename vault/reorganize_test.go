@@ -115,10 +115,7 @@ func TestMoveAndRenameKeepEveryLink(t *testing.T) {
 	if _, err := v.CreateNote(owner, CreateArgs{Project: "acme/platform", Body: "# Via the old handle"}); err != nil {
 		t.Fatalf("old handle after rename_project: %v", err)
 	}
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
-		t.Fatalf("status:\n%s", st)
-	}
-	fsck(t, dir)
+	cleanAndSound(t, dir)
 }
 
 func TestReorganizationRefusalsChangeNothing(t *testing.T) {

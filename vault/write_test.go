@@ -212,10 +212,7 @@ func TestFiftyConcurrentCreatesAllLand(t *testing.T) {
 			t.Fatalf("note %d: %v", i, err)
 		}
 	}
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
-		t.Fatalf("status not clean:\n%s", st)
-	}
-	fsck(t, dir)
+	cleanAndSound(t, dir)
 }
 
 func TestBadInputChangesNothing(t *testing.T) {
