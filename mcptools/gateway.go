@@ -109,7 +109,7 @@ func whoami(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 		"toolsets":    e.ID.Toolsets,
 		"memberships": ms,
 		"capabilities": map[string]bool{
-			"vector":    false,
+			"vector":    e.Vault.SemanticSearch(),
 			"trash":     true,
 			"revisions": true,
 		},

@@ -50,6 +50,7 @@ func NewRegistry() *Registry {
 	all = append(all, gatewayTools()...)
 	all = append(all, graphTools()...)
 	all = append(all, memoryTools()...)
+	all = append(all, searchTools()...)
 	for _, t := range all {
 		r.add(t)
 	}

@@ -488,7 +488,7 @@ func TestSessionActivityAndMemoryOverHTTP(t *testing.T) {
 		Capabilities map[string]bool `json:"capabilities"`
 	}
 	ok(t, owner, "whoami", map[string]any{}, &who)
-	if !who.Capabilities["revisions"] || who.Capabilities["vector"] {
+	if !who.Capabilities["revisions"] || !who.Capabilities["vector"] {
 		t.Fatalf("capabilities: %+v", who.Capabilities)
 	}
 }

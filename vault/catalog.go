@@ -30,6 +30,9 @@ type catalog struct {
 	// file at their next write), so no note ever hides another.
 	idPaths map[string]map[string]bool
 	dirty   bool
+	// changed are the paths put or removed since the search index last
+	// took them (see syncIndex).
+	changed map[string]bool
 }
 
 type catEntry struct {
@@ -57,7 +60,7 @@ type catalogFile struct {
 const catalogFormat = 4
 
 func loadCatalog(file string) *catalog {
-	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), idPaths: map[string]map[string]bool{}}
+	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), idPaths: map[string]map[string]bool{}, changed: map[string]bool{}}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c
@@ -166,6 +169,7 @@ func (c *catalog) put(n *Note, st fileStamp) {
 	}
 	c.entries[n.Path] = e
 	c.dirty = true
+	c.changed[n.Path] = true
 	if old != nil {
 		// Same file, same id: replace it in the graph in one step, so a
 		// concurrent reader never finds the note missing.
@@ -237,6 +241,7 @@ func (c *catalog) remove(p string) {
 		c.graph.Remove(e.ID)
 	}
 	delete(c.entries, p)
+	c.changed[p] = true
 	if ps := c.idPaths[e.FileID]; ps != nil {
 		delete(ps, p)
 		if len(ps) == 0 {

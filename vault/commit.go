@@ -44,12 +44,13 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 	}
 	v.noteCommit(hash, changes)
 	v.catMu.Lock()
-	defer v.catMu.Unlock()
 	for _, ch := range changes {
 		if isNotePath(ch.Path) {
 			v.cat.update(v.root, ch.Path)
 		}
 	}
+	v.catMu.Unlock()
+	v.indexSoon()
 	return hash, nil
 }
 

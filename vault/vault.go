@@ -36,6 +36,8 @@ type Vault struct {
 
 	visitMu sync.Mutex // serialises updates of the last-visit marks
 
+	srch searchState
+
 	mu          sync.Mutex // guards the fields below
 	access      *Access
 	accessStamp fileStamp
@@ -104,6 +106,9 @@ func (v *Vault) Store() *gitstore.Store { return v.store }
 // Close persists derived state and releases the serve lock.
 func (v *Vault) Close() error {
 	err := v.store.Close()
+	if cerr := v.closeIndex(); err == nil {
+		err = cerr
+	}
 	v.catMu.Lock()
 	if cerr := v.cat.save(); err == nil {
 		err = cerr
@@ -118,6 +123,11 @@ func (v *Vault) Close() error {
 func (v *Vault) Persist() error {
 	if err := v.store.Persist(); err != nil {
 		return err
+	}
+	if ix := v.srch.ix.Load(); ix != nil {
+		if err := ix.Persist(); err != nil {
+			return err
+		}
 	}
 	v.catMu.Lock()
 	defer v.catMu.Unlock()
@@ -256,6 +266,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	v.projects = ps
 	v.scannedAt = time.Now()
 	v.mu.Unlock()
+	v.indexSoon()
 	return changed, nil
 }
 

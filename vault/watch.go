@@ -119,6 +119,7 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 			batch := touched
 			touched = map[string]time.Time{}
 			changed := v.lookAt(batch, watchTree)
+			v.indexSoon()
 			pendingMu.Lock()
 			for _, p := range changed {
 				at, ok := batch[p]

@@ -84,6 +84,12 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
 	report := func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }
 	go v.Maintain(ctx, 3*time.Second, 30*time.Second, report)
+	go func() {
+		// Open the search index now, so the first search does not wait.
+		if _, err := v.SearchIndex(); err != nil {
+			report(err)
+		}
+	}()
 	if !o.noWatch {
 		go func() {
 			if err := v.Watch(ctx, vault.WatchOptions{Quiet: o.quiet, Report: report}); err != nil {

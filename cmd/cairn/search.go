@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-dev/cairn/vault"
+	"github.com/spf13/cobra"
+)
+
+func searchCmd() *cobra.Command {
+	var (
+		dir  string
+		a    vault.SearchArgs
+		asJS bool
+	)
+	c := &cobra.Command{
+		Use:   "search --vault DIR [--project P] [--mode M] [--limit N] [--json] QUERY...",
+		Short: "Search the vault's notes as its owner (hybrid: words and meaning)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := openVault(dir)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			a.Query = strings.Join(args, " ")
+			res, err := v.Search(cmd.Context(), humanCaller(v, "search"), a)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJS {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			if res.Notice != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", res.Notice)
+			}
+			if len(res.Results) == 0 {
+				fmt.Fprintf(out, "no results (%s)\n", res.Mode)
+				return nil
+			}
+			for i, h := range res.Results {
+				fmt.Fprintf(out, "%2d. %s  (%s)\n    %s\n", i+1, h.Title, h.Path, h.Snippet)
+			}
+			fmt.Fprintf(out, "%d results, %s\n", len(res.Results), res.Mode)
+			return nil
+		},
+	}
+	vaultFlag(c, &dir)
+	c.Flags().StringVar(&a.Project, "project", "", "only this project's notes")
+	c.Flags().StringVar(&a.Mode, "mode", "", "hybrid (default), lexical or semantic")
+	c.Flags().IntVar(&a.Limit, "limit", 10, "how many results (1-50)")
+	c.Flags().StringSliceVar(&a.Tags, "tag", nil, "only notes with this tag (repeat for several)")
+	c.Flags().StringVar(&a.Type, "type", "", "only notes of this type")
+	c.Flags().StringVar(&a.Path, "path", "", "only notes under this folder")
+	c.Flags().StringVar(&a.After, "after", "", "only notes dated on or after this date")
+	c.Flags().StringVar(&a.Before, "before", "", "only notes dated before this date")
+	c.Flags().BoolVar(&asJS, "json", false, "print the results as JSON (as the search tool returns them)")
+	return c
+}

@@ -1,0 +1,109 @@
+package search
+
+import (
+	"strings"
+)
+
+// Chunk is one section of a note's body, embedded on its own: a heading
+// and what follows it up to the next heading, split further when long.
+// Start and End are byte offsets into the body.
+type Chunk struct {
+	Start, End int
+	Heading    string
+}
+
+// maxChunkWords bounds a chunk: a static or small embedding model says
+// less the more words it averages.
+const maxChunkWords = 160
+
+// Chunks cuts a Markdown body at its ATX headings (not inside fenced
+// code), then cuts sections longer than maxChunkWords at paragraph breaks,
+// or at a word when one paragraph is longer still. Empty sections are
+// dropped; a body with no words has no chunks.
+func Chunks(body string) []Chunk {
+	type section struct {
+		start, end int
+		heading    string
+	}
+	var secs []section
+	cur := section{}
+	fence := ""
+	off := 0
+	for off < len(body) {
+		end := strings.IndexByte(body[off:], '\n')
+		lineEnd := len(body)
+		if end >= 0 {
+			lineEnd = off + end + 1
+		}
+		line := strings.TrimRight(body[off:lineEnd], "\r\n")
+		trim := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trim, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~"):
+			fence = trim[:3]
+		case len(line)-len(trim) < 4 && isHeading(trim):
+			cur.end = off
+			secs = append(secs, cur)
+			cur = section{start: off, heading: strings.TrimSpace(strings.TrimRight(strings.TrimLeft(trim, "#"), "#"))}
+		}
+		off = lineEnd
+	}
+	cur.end = len(body)
+	secs = append(secs, cur)
+
+	var out []Chunk
+	for _, s := range secs {
+		out = append(out, splitSection(body, s.start, s.end, s.heading)...)
+	}
+	return out
+}
+
+func isHeading(s string) bool {
+	n := 0
+	for n < len(s) && s[n] == '#' {
+		n++
+	}
+	return n >= 1 && n <= 6 && (n == len(s) || s[n] == ' ' || s[n] == '\t')
+}
+
+// splitSection cuts body[start:end] into chunks of at most maxChunkWords.
+func splitSection(body string, start, end int, heading string) []Chunk {
+	text := body[start:end]
+	if len(strings.Fields(text)) == 0 {
+		return nil
+	}
+	var out []Chunk
+	words := 0
+	chunkStart := start
+	// Walk word by word, remembering the last paragraph break.
+	inWord := false
+	lastBreak := -1
+	for i := start; i < end; i++ {
+		c := body[i]
+		space := c == ' ' || c == '\n' || c == '\t' || c == '\r'
+		if c == '\n' && i+1 < end && (body[i+1] == '\n' || body[i+1] == '\r') {
+			lastBreak = i + 1
+		}
+		if !space && !inWord {
+			words++
+			if words > maxChunkWords {
+				cut := i
+				if lastBreak > chunkStart {
+					cut = lastBreak
+				}
+				out = append(out, Chunk{Start: chunkStart, End: cut, Heading: heading})
+				chunkStart = cut
+				words = len(strings.Fields(body[cut : i+1]))
+				lastBreak = -1
+			}
+		}
+		inWord = !space
+	}
+	if len(strings.Fields(body[chunkStart:end])) > 0 {
+		out = append(out, Chunk{Start: chunkStart, End: end, Heading: heading})
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package search
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// embedQueue makes vectors in the background: writes never wait for an
+// embedder (which may be a slow or absent HTTP server). Documents are
+// embedded in batches of chunks; a failing embedder is retried with a
+// growing pause, and its documents stay queued.
+type embedQueue struct {
+	ix      *Index
+	mu      sync.Mutex
+	pending map[string]*queued
+	wake    chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// queued is one document waiting; each add makes a new one, so finish can
+// tell the entry it took from a newer one.
+type queued struct {
+	doc *Doc // its text, or nil to load it
+}
+
+// keepText bounds how many queued documents keep their text in memory; the
+// others are read again through Options.Load when their turn comes.
+const keepText = 2000
+
+// embedBatch is how many chunks go to the embedder at once.
+const embedBatch = 64
+
+func newEmbedQueue(ix *Index) *embedQueue {
+	ctx, cancel := context.WithCancel(context.Background())
+	q := &embedQueue{ix: ix, pending: map[string]*queued{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	go q.run()
+	return q
+}
+
+func (q *embedQueue) add(p string, d *Doc) {
+	q.mu.Lock()
+	if d != nil && len(q.pending) >= keepText {
+		d = nil
+	}
+	q.pending[p] = &queued{doc: d}
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *embedQueue) drop(p string) {
+	q.mu.Lock()
+	delete(q.pending, p)
+	q.mu.Unlock()
+}
+
+func (q *embedQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending)
+}
+
+func (q *embedQueue) stop() {
+	q.cancel()
+	<-q.done
+}
+
+// take removes up to about embedBatch chunks' worth of documents from the
+// queue, in path order (deterministic, and a folder's notes together).
+func (q *embedQueue) take() map[string]*queued {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.pending) == 0 {
+		return nil
+	}
+	paths := make([]string, 0, len(q.pending))
+	for p := range q.pending {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := map[string]*queued{}
+	for _, p := range paths[:min(len(paths), embedBatch)] {
+		out[p] = q.pending[p]
+	}
+	return out
+}
+
+// finish removes the documents taken, unless a newer version was queued
+// meanwhile (that one stays for the next round).
+func (q *embedQueue) finish(taken map[string]*queued) {
+	q.mu.Lock()
+	for p, d := range taken {
+		if cur, ok := q.pending[p]; ok && cur == d {
+			delete(q.pending, p)
+		}
+	}
+	q.mu.Unlock()
+}
+
+func (q *embedQueue) run() {
+	defer close(q.done)
+	pause := time.Duration(0)
+	for {
+		taken := q.take()
+		if taken == nil {
+			select {
+			case <-q.ctx.Done():
+				return
+			case <-q.wake:
+			}
+			continue
+		}
+		if err := q.embed(taken); err != nil {
+			if q.ctx.Err() != nil {
+				return
+			}
+			pause = min(max(2*pause, time.Second), time.Minute)
+			q.ix.logf("search vectors: %v; retrying in %s", err, pause)
+			select {
+			case <-q.ctx.Done():
+				return
+			case <-time.After(pause):
+			}
+			continue
+		}
+		pause = 0
+		q.finish(taken)
+	}
+}
+
+// piece is one chunk to embed, and where its vector goes.
+type piece struct {
+	path string
+	i    int
+}
+
+func (q *embedQueue) embed(taken map[string]*queued) error {
+	ix := q.ix
+	type job struct {
+		doc    *Doc
+		chunks []Chunk
+		vecs   [][]float32
+	}
+	jobs := map[string]*job{}
+	var texts []string
+	var where []piece
+	for p, e := range taken {
+		d := e.doc
+		if d == nil && ix.opts.Load != nil {
+			ld, err := ix.opts.Load(p)
+			if err == nil {
+				d = ld
+			}
+		}
+		ix.mu.RLock()
+		m := ix.meta[p]
+		ix.mu.RUnlock()
+		if d == nil || m == nil || m.Version != d.Version {
+			continue // gone, or changed again: its newer version is queued
+		}
+		j := &job{doc: d, chunks: Chunks(d.Body)}
+		if len(j.chunks) == 0 {
+			// A note with no body is found by its title alone.
+			j.chunks = []Chunk{{Start: 0, End: 0}}
+		}
+		j.vecs = make([][]float32, len(j.chunks))
+		jobs[p] = j
+		for i, c := range j.chunks {
+			texts = append(texts, chunkText(d, c))
+			where = append(where, piece{p, i})
+		}
+	}
+	for start := 0; start < len(texts); start += embedBatch {
+		end := min(start+embedBatch, len(texts))
+		vecs, err := ix.opts.Embedder.Embed(q.ctx, texts[start:end])
+		if err != nil {
+			return err
+		}
+		for k, v := range vecs {
+			w := where[start+k]
+			jobs[w.path].vecs[w.i] = v
+		}
+	}
+	for p, j := range jobs {
+		ix.mu.RLock()
+		m := ix.meta[p]
+		ix.mu.RUnlock()
+		if m == nil || m.Version != j.doc.Version {
+			continue
+		}
+		ix.vec.put(p, j.doc.Version, j.chunks, j.vecs)
+	}
+	return nil
+}
+
+// chunkText is what is embedded for a chunk: the note's title and the
+// section's heading give the section its context.
+func chunkText(d *Doc, c Chunk) string {
+	var b strings.Builder
+	b.WriteString(d.Title)
+	if c.Heading != "" && c.Heading != d.Title {
+		b.WriteString(". ")
+		b.WriteString(c.Heading)
+	}
+	b.WriteString(". ")
+	b.WriteString(d.Body[c.Start:c.End])
+	return b.String()
+}

@@ -1,0 +1,404 @@
+package search
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// ErrIndexBusy says another process (a running server) holds the index.
+var ErrIndexBusy = errors.New("the search index is in use by another process")
+
+// Options for Open.
+type Options struct {
+	// Embedder makes the vectors; nil turns semantic search off.
+	Embedder Embedder
+	// Load reads a document again when its vectors must be made and the
+	// index no longer holds its text (after a restart, or a large
+	// rebuild). Nil: such documents wait for their next Apply.
+	Load func(path string) (*Doc, error)
+	// Logf reports rebuilds and embedding failures (nil: silent).
+	Logf func(format string, args ...any)
+}
+
+// Index is the search index of one vault: the Bleve index, the manifest of
+// what it holds, and the chunk vectors.
+type Index struct {
+	dir   string
+	opts  Options
+	bleve bleve.Index
+
+	mu       sync.RWMutex // guards meta and seq
+	meta     map[string]*docMeta
+	seq      uint64
+	metaSeen uint64 // seq of the last manifest saved
+	rebuilt  string // why the index started empty, if it did
+
+	closed atomic.Bool
+
+	vec   *vectors // nil without an embedder
+	queue *embedQueue
+}
+
+// docMeta is what the index remembers of each document besides Bleve:
+// its version, and the fields semantic search filters on.
+type docMeta struct {
+	Version string   `json:"v"`
+	Scope   string   `json:"s"`
+	Project string   `json:"p,omitempty"`
+	Tags    []string `json:"t,omitempty"`
+	Type    string   `json:"y,omitempty"`
+	Date    int64    `json:"d,omitempty"` // unix seconds, 0 when none
+}
+
+type manifest struct {
+	Format int                 `json:"format"`
+	Seq    uint64              `json:"seq"`
+	Docs   map[string]*docMeta `json:"docs"`
+}
+
+// manifestFormat changes with the mapping or docMeta: an index made by
+// another format is rebuilt.
+const manifestFormat = 1
+
+const seqKey = "cairn.seq"
+
+// Open opens the index under dir, creating it when missing. An index that
+// cannot be opened, or whose manifest does not match it (a crash between
+// the two), starts empty: Rebuilt says why, and the caller re-applies
+// every document.
+func Open(dir string, opts Options) (*Index, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
+	}
+	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}}
+	if err := ix.openLexical(); err != nil {
+		return nil, err
+	}
+	if e := opts.Embedder; e != nil {
+		ix.openVectors(e)
+		ix.queue = newEmbedQueue(ix)
+	}
+	return ix, nil
+}
+
+func (ix *Index) logf(format string, args ...any) {
+	if ix.opts.Logf != nil {
+		ix.opts.Logf(format, args...)
+	}
+}
+
+func (ix *Index) bleveDir() string     { return filepath.Join(ix.dir, "bleve") }
+func (ix *Index) manifestFile() string { return filepath.Join(ix.dir, "manifest.json") }
+func (ix *Index) vectorFile() string   { return filepath.Join(ix.dir, "vectors.bin") }
+
+func (ix *Index) openLexical() error {
+	reason := ""
+	m, err := readManifest(ix.manifestFile())
+	if err != nil {
+		reason = err.Error()
+	}
+	if reason == "" {
+		b, err := bleve.OpenUsing(ix.bleveDir(), map[string]any{"bolt_timeout": "1s"})
+		switch {
+		case errors.Is(err, bolterrors.ErrTimeout):
+			// Another process has it open: never rebuild under it.
+			return fmt.Errorf("%w: %s (stop the running `cairn serve`, or use its search tool)", ErrIndexBusy, ix.bleveDir())
+		case err != nil:
+			reason = "index: " + err.Error()
+		default:
+			raw, _ := b.GetInternal([]byte(seqKey))
+			seq, _ := strconv.ParseUint(string(raw), 10, 64)
+			count, _ := b.DocCount()
+			if seq != m.Seq || int(count) != len(m.Docs) {
+				reason = fmt.Sprintf("index is at change %d with %d documents, its manifest at %d with %d (interrupted)", seq, count, m.Seq, len(m.Docs))
+				b.Close()
+			} else {
+				ix.bleve, ix.meta, ix.seq, ix.metaSeen = b, m.Docs, m.Seq, m.Seq
+				return nil
+			}
+		}
+	}
+	if _, err := os.Stat(ix.bleveDir()); err == nil || !errors.Is(err, os.ErrNotExist) {
+		ix.logf("search index: rebuilding (%s)", reason)
+	} else {
+		reason = "new index"
+	}
+	if err := os.RemoveAll(ix.bleveDir()); err != nil {
+		return fmt.Errorf("open search index: %w", err)
+	}
+	os.Remove(ix.manifestFile())
+	b, err := bleve.New(ix.bleveDir(), indexMapping())
+	if err != nil {
+		return fmt.Errorf("create search index: %w", err)
+	}
+	ix.bleve, ix.rebuilt = b, reason
+	ix.metaSeen = ^uint64(0) // unsaved
+	return nil
+}
+
+func readManifest(file string) (*manifest, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errors.New("no manifest")
+		}
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("manifest is damaged: %w", err)
+	}
+	if m.Format != manifestFormat {
+		return nil, fmt.Errorf("manifest format %d, want %d", m.Format, manifestFormat)
+	}
+	if m.Docs == nil {
+		m.Docs = map[string]*docMeta{}
+	}
+	return &m, nil
+}
+
+func (ix *Index) openVectors(e Embedder) {
+	vs, err := loadVectors(ix.vectorFile(), e.ID(), e.Dims())
+	switch {
+	case err == nil:
+		ix.vec = vs
+		return
+	case errors.Is(err, os.ErrNotExist):
+	default:
+		ix.logf("search vectors: rebuilding (%v)", err)
+	}
+	ix.vec = newVectors(e.ID(), e.Dims())
+	ix.vec.dirty = true
+}
+
+// Semantic reports whether vectors are made (an embedder is configured).
+func (ix *Index) Semantic() bool { return ix.vec != nil }
+
+// Rebuilt says why the index started empty ("" when it did not).
+func (ix *Index) Rebuilt() string { return ix.rebuilt }
+
+// Versions is the version of every document the index holds.
+func (ix *Index) Versions() map[string]string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make(map[string]string, len(ix.meta))
+	for p, m := range ix.meta {
+		out[p] = m.Version
+	}
+	return out
+}
+
+// Scope is the scope and project a document was indexed with.
+func (ix *Index) Scope(path string) (scope, project string, ok bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	m := ix.meta[path]
+	if m == nil {
+		return "", "", false
+	}
+	return m.Scope, m.Project, true
+}
+
+// Len is the number of documents indexed.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.meta)
+}
+
+// batchSize bounds one Bleve batch (LIBRARY-NOTES.md: 500-2,000 is best).
+const batchSize = 1000
+
+// Apply indexes docs and removes deletes, in batches. Each batch is atomic
+// with the change counter the manifest is checked against. Vectors are
+// queued, never waited for.
+func (ix *Index) Apply(docs []*Doc, deletes []string) error {
+	for len(docs) > 0 || len(deletes) > 0 {
+		nd := min(len(docs), batchSize)
+		nr := min(len(deletes), batchSize-nd)
+		if err := ix.applyBatch(docs[:nd], deletes[:nr]); err != nil {
+			return err
+		}
+		docs, deletes = docs[nd:], deletes[nr:]
+	}
+	return nil
+}
+
+func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
+	if len(docs) == 0 && len(deletes) == 0 {
+		return nil
+	}
+	b := ix.bleve.NewBatch()
+	for _, d := range docs {
+		if err := b.Index(d.Path, bleveDoc(d)); err != nil {
+			return fmt.Errorf("index %s: %w", d.Path, err)
+		}
+	}
+	for _, p := range deletes {
+		b.Delete(p)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	seq := ix.seq + 1
+	b.SetInternal([]byte(seqKey), []byte(strconv.FormatUint(seq, 10)))
+	if err := ix.bleve.Batch(b); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	ix.seq = seq
+	for _, d := range docs {
+		m := &docMeta{Version: d.Version, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type)}
+		for _, t := range d.Tags {
+			m.Tags = append(m.Tags, normTag(t))
+		}
+		if !d.Date.IsZero() {
+			m.Date = d.Date.Unix()
+		}
+		ix.meta[d.Path] = m
+	}
+	for _, p := range deletes {
+		delete(ix.meta, p)
+	}
+	if ix.vec != nil {
+		for _, p := range deletes {
+			ix.vec.remove(p)
+			ix.queue.drop(p)
+		}
+		for _, d := range docs {
+			if v, ok := ix.vec.version(d.Path); !ok || v != d.Version {
+				ix.queue.add(d.Path, d)
+			}
+		}
+	}
+	return nil
+}
+
+// QueueMissingVectors queues every document whose vectors are missing or
+// stale (after a restart, or a new embedder). The queue loads their text
+// through Options.Load.
+func (ix *Index) QueueMissingVectors() int {
+	if ix.vec == nil {
+		return 0
+	}
+	ix.mu.RLock()
+	var todo []string
+	for p, m := range ix.meta {
+		if v, ok := ix.vec.version(p); !ok || v != m.Version {
+			todo = append(todo, p)
+		}
+	}
+	ix.mu.RUnlock()
+	for _, p := range todo {
+		ix.queue.add(p, nil)
+	}
+	// Vectors of documents the index no longer holds.
+	ix.mu.RLock()
+	ix.vec.mu.RLock()
+	var gone []string
+	for p := range ix.vec.notes {
+		if _, ok := ix.meta[p]; !ok {
+			gone = append(gone, p)
+		}
+	}
+	ix.vec.mu.RUnlock()
+	ix.mu.RUnlock()
+	for _, p := range gone {
+		ix.vec.remove(p)
+	}
+	return len(todo)
+}
+
+// VectorsPending is how many documents wait for their vectors.
+func (ix *Index) VectorsPending() int {
+	if ix.queue == nil {
+		return 0
+	}
+	return ix.queue.len()
+}
+
+// WaitVectors blocks until no document waits for vectors, or timeout.
+func (ix *Index) WaitVectors(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for ix.VectorsPending() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
+
+// Persist saves the manifest and the vectors, so a restart reuses them.
+func (ix *Index) Persist() error {
+	ix.mu.RLock()
+	var data []byte
+	var err error
+	saved := ix.seq == ix.metaSeen
+	seq := ix.seq
+	if !saved {
+		data, err = json.Marshal(manifest{Format: manifestFormat, Seq: ix.seq, Docs: ix.meta})
+	}
+	ix.mu.RUnlock()
+	if err != nil {
+		return fmt.Errorf("save search manifest: %w", err)
+	}
+	if !saved {
+		if err := writeFileAtomic(ix.manifestFile(), data); err != nil {
+			return fmt.Errorf("save search manifest: %w", err)
+		}
+		ix.mu.Lock()
+		ix.metaSeen = seq
+		ix.mu.Unlock()
+	}
+	if ix.vec != nil {
+		return ix.vec.save(ix.vectorFile())
+	}
+	return nil
+}
+
+// Close stops the embedding worker, saves what there is to save and
+// closes Bleve.
+func (ix *Index) Close() error {
+	if !ix.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if ix.queue != nil {
+		ix.queue.stop()
+	}
+	err := ix.Persist()
+	if cerr := ix.bleve.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func writeFileAtomic(file string, data []byte) error {
+	tmp := file + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, file)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

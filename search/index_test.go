@@ -1,0 +1,364 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func builtinT(t testing.TB) Embedder {
+	t.Helper()
+	e, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// openT opens an index in dir with the builtin embedder (or none) and a
+// log that the test can read.
+func openT(t testing.TB, dir string, emb Embedder, load func(string) (*Doc, error)) (*Index, *logBuf) {
+	t.Helper()
+	lb := &logBuf{}
+	ix, err := Open(dir, Options{Embedder: emb, Load: load, Logf: lb.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, lb
+}
+
+type logBuf struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logBuf) logf(format string, args ...any) {
+	l.mu.Lock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+	l.mu.Unlock()
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+var corpus = []*Doc{
+	{Path: "acme/ecole.md", Title: "Partenariat avec l'école", Scope: "p:acme", Tags: []string{"partners"}, Type: "note", Body: "Nous travaillons avec une école d'ingénieurs de Lyon pour les stages.", Date: day("2026-03-01")},
+	{Path: "acme/decisions/cdn.md", Title: "Decision CDN provider", Scope: "p:acme", Tags: []string{"infra", "decision"}, Type: "decision", Body: "We chose Bunny as our content delivery network after comparing latency and price.", Date: day("2026-05-10")},
+	{Path: "acme/cats.md", Title: "Office pets", Scope: "p:acme", Body: "The cat sat on the mat near the kitchen. Everyone likes the kitten.", Date: day("2026-06-01")},
+	{Path: "secret/salaries.md", Title: "Salaries decision", Scope: "p:secret", Type: "decision", Body: "Decision: salaries rise by four percent. The decision is final.", Date: day("2026-05-12")},
+	{Path: "people/ann/profile.md", Title: "Profile", Scope: "u:ann", Body: "Ann prefers short answers and works on the CDN migration.", Date: day("2026-01-01")},
+}
+
+func day(s string) time.Time {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func load(docs []*Doc) func(string) (*Doc, error) {
+	return func(p string) (*Doc, error) {
+		for _, d := range docs {
+			if d.Path == p {
+				return d, nil
+			}
+		}
+		return nil, os.ErrNotExist
+	}
+}
+
+func versioned(docs []*Doc) []*Doc {
+	for _, d := range docs {
+		if d.Version == "" {
+			d.Version = "1"
+		}
+	}
+	return docs
+}
+
+func paths(r *Result) []string {
+	var out []string
+	for _, h := range r.Hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func TestLexicalEnglishAndFrench(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), nil, nil)
+	defer ix.Close()
+	if err := ix.Apply(versioned(corpus), nil); err != nil {
+		t.Fatal(err)
+	}
+	all := Filter{Scopes: []string{"p:acme", "p:secret", "u:ann"}}
+	for _, q := range []string{"école", "ecole", "écoles", "ECOLES"} {
+		r, err := ix.Search(context.Background(), Query{Text: q, Mode: Lexical, Filter: all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Hits) == 0 || r.Hits[0].Path != "acme/ecole.md" {
+			t.Errorf("%q: got %v, want acme/ecole.md first", q, paths(r))
+		}
+	}
+	r, _ := ix.Search(context.Background(), Query{Text: "decisions", Mode: Lexical, Filter: all})
+	got := strings.Join(paths(r), " ")
+	if !strings.Contains(got, "acme/decisions/cdn.md") || !strings.Contains(got, "secret/salaries.md") {
+		t.Errorf("decisions: got %v, want both decision notes", got)
+	}
+	if r.Mode != Lexical || r.Hits[0].Lexical == nil || r.Hits[0].Lexical.Rank != 1 || r.Hits[0].Semantic != nil {
+		t.Errorf("lexical hit should carry its lexical rank only: %+v", r.Hits[0])
+	}
+}
+
+func TestScopesArePartOfTheQuery(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), builtinT(t), nil)
+	defer ix.Close()
+	ix.Apply(versioned(corpus), nil)
+	ix.WaitVectors(10 * time.Second)
+	for _, mode := range []Mode{Lexical, Semantic, Hybrid} {
+		// "salaries decision" matches the secret note best; with limit 1
+		// and only acme readable, the acme decision must come back.
+		r, err := ix.Search(context.Background(), Query{Text: "salaries decision", Mode: mode, Limit: 1, Filter: Filter{Scopes: []string{"p:acme"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range r.Hits {
+			if !strings.HasPrefix(h.Path, "acme/") {
+				t.Errorf("%s: %s is outside the caller's scopes", mode, h.Path)
+			}
+		}
+		if len(r.Hits) != 1 {
+			t.Errorf("%s: want exactly one acme hit (the filter is applied before the limit), got %v", mode, paths(r))
+		}
+		none, _ := ix.Search(context.Background(), Query{Text: "salaries decision", Mode: mode, Filter: Filter{}})
+		if len(none.Hits) != 0 {
+			t.Errorf("%s: no scopes must match nothing, got %v", mode, paths(none))
+		}
+	}
+}
+
+func TestFilters(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), builtinT(t), nil)
+	defer ix.Close()
+	ix.Apply(versioned(corpus), nil)
+	ix.WaitVectors(10 * time.Second)
+	all := []string{"p:acme", "p:secret", "u:ann"}
+	cases := []struct {
+		name string
+		f    Filter
+		want string
+	}{
+		{"tags", Filter{Tags: []string{"INFRA", "#decision"}}, "acme/decisions/cdn.md"},
+		{"type", Filter{Type: "Decision"}, "acme/decisions/cdn.md secret/salaries.md"},
+		{"path", Filter{PathPrefix: "acme/decisions/"}, "acme/decisions/cdn.md"},
+		{"after", Filter{After: day("2026-05-11")}, "acme/cats.md secret/salaries.md"},
+		{"before", Filter{Before: day("2026-03-02")}, "acme/ecole.md people/ann/profile.md"},
+		{"range", Filter{After: day("2026-05-01"), Before: day("2026-05-11")}, "acme/decisions/cdn.md"},
+	}
+	for _, c := range cases {
+		c.f.Scopes = all
+		for _, mode := range []Mode{Lexical, Semantic} {
+			// A query every note matches a little: the filter decides.
+			r, err := ix.Search(context.Background(), Query{Text: "the decision école cat CDN salaries profile", Mode: mode, Limit: 50, Filter: c.f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := paths(r)
+			sortStrings(got)
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("%s/%s: got %v, want %s", c.name, mode, got, c.want)
+			}
+		}
+	}
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func TestHybridFusesBothLists(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), builtinT(t), nil)
+	defer ix.Close()
+	ix.Apply(versioned(corpus), nil)
+	if !ix.WaitVectors(10 * time.Second) {
+		t.Fatal("vectors not made")
+	}
+	all := Filter{Scopes: []string{"p:acme", "p:secret", "u:ann"}}
+	// "kitten" is a word of the pets note; "feline animal" is not, but
+	// means the same: semantic search finds it, lexical search cannot.
+	r, err := ix.Search(context.Background(), Query{Text: "feline animal resting on a rug", Mode: Hybrid, Filter: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != Hybrid || len(r.Hits) == 0 || r.Hits[0].Path != "acme/cats.md" {
+		t.Fatalf("hybrid: got %s %v, want acme/cats.md first", r.Mode, paths(r))
+	}
+	if h := r.Hits[0]; h.Semantic == nil || h.Lexical != nil || h.Chunk == nil {
+		t.Errorf("the pets note was found by the semantic list only: %+v", h)
+	}
+	r, _ = ix.Search(context.Background(), Query{Text: "content delivery network", Mode: Hybrid, Filter: all})
+	h := r.Hits[0]
+	if h.Path != "acme/decisions/cdn.md" || h.Lexical == nil || h.Semantic == nil {
+		t.Fatalf("want the CDN note found by both lists, got %+v", h)
+	}
+	want := 1/float64(RRFK+h.Lexical.Rank) + 1/float64(RRFK+h.Semantic.Rank)
+	if h.Score != want {
+		t.Errorf("RRF score %v, want %v", h.Score, want)
+	}
+}
+
+func TestNoEmbedderRunsLexically(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), nil, nil)
+	defer ix.Close()
+	ix.Apply(versioned(corpus), nil)
+	for _, m := range []Mode{Hybrid, Semantic} {
+		r, err := ix.Search(context.Background(), Query{Text: "CDN", Mode: m, Filter: Filter{Scopes: []string{"p:acme"}}})
+		if err != nil {
+			t.Fatalf("%s without vectors must not fail: %v", m, err)
+		}
+		if r.Mode != Lexical || !strings.Contains(r.Notice, "lexically") || len(r.Hits) == 0 {
+			t.Errorf("%s: got mode %s notice %q hits %v", m, r.Mode, r.Notice, paths(r))
+		}
+	}
+}
+
+func TestSnippetMarksMatchesInMarkdown(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), nil, nil)
+	defer ix.Close()
+	body := "Intro.\n\nIf a < b & c > d, the <b>tag</b> stays. Les écoles de Lyon ont répondu.\n"
+	s := ix.Snippet(body, "ecole lyon", nil)
+	if !strings.Contains(s, "**écoles**") || !strings.Contains(s, "**Lyon**") {
+		t.Errorf("matches not in bold: %q", s)
+	}
+	if !strings.Contains(s, "a < b & c > d, the <b>tag</b>") || strings.Contains(s, "&lt;") {
+		t.Errorf("snippet must keep the text as written: %q", s)
+	}
+	long := strings.Repeat("filler words here. ", 100) + "the needle is here" + strings.Repeat(" and more filler", 100)
+	s = ix.Snippet(long, "needle", nil)
+	if !strings.Contains(s, "**needle**") || !strings.HasPrefix(s, "…") || !strings.HasSuffix(s, "…") || len(s) > snippetBytes+40 {
+		t.Errorf("long body: %q", s)
+	}
+}
+
+func TestIndexSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	docs := versioned(corpus)
+	ix, _ := openT(t, dir, builtinT(t), load(docs))
+	ix.Apply(docs, nil)
+	ix.WaitVectors(10 * time.Second)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, lb := openT(t, dir, builtinT(t), load(docs))
+	defer ix.Close()
+	if ix.Rebuilt() != "" || ix.Len() != len(docs) {
+		t.Fatalf("a cleanly closed index must reopen as it was: rebuilt %q, %d docs", ix.Rebuilt(), ix.Len())
+	}
+	if n := ix.QueueMissingVectors(); n != 0 {
+		t.Errorf("%d documents lost their vectors over a restart", n)
+	}
+	r, _ := ix.Search(context.Background(), Query{Text: "feline", Mode: Semantic, Filter: Filter{Scopes: []string{"p:acme"}}})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "acme/cats.md" {
+		t.Errorf("semantic after restart: %v", paths(r))
+	}
+	if lb.String() != "" {
+		t.Errorf("no log expected, got %s", lb)
+	}
+}
+
+func TestInterruptedIndexIsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	docs := versioned(corpus)
+	ix, _ := openT(t, dir, nil, nil)
+	ix.Apply(docs[:2], nil)
+	ix.Persist()
+	ix.Apply(docs[2:], nil) // indexed, but the manifest was not saved again
+	ix.bleve.Close()        // a crash: no Persist
+	ix, lb := openT(t, dir, nil, nil)
+	defer ix.Close()
+	if ix.Rebuilt() == "" || ix.Len() != 0 || !strings.Contains(lb.String(), "rebuilding") {
+		t.Fatalf("an index ahead of its manifest must be rebuilt: rebuilt %q, %d docs, log %q", ix.Rebuilt(), ix.Len(), lb)
+	}
+}
+
+func TestDamagedOrForeignVectorsAreRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	docs := versioned(corpus)
+	ix, _ := openT(t, dir, builtinT(t), load(docs))
+	ix.Apply(docs, nil)
+	ix.WaitVectors(10 * time.Second)
+	ix.Close()
+	file := filepath.Join(dir, "vectors.bin")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := append([]byte(nil), data...)
+	damaged[len(damaged)/2] ^= 0x55
+	os.WriteFile(file, damaged, 0o644)
+	ix, lb := openT(t, dir, builtinT(t), load(docs))
+	if !strings.Contains(lb.String(), "checksum") {
+		t.Errorf("a damaged vector file must be reported: %q", lb)
+	}
+	if n := ix.QueueMissingVectors(); n != len(docs) {
+		t.Errorf("all %d documents must be embedded again, %d queued", len(docs), n)
+	}
+	if !ix.WaitVectors(10 * time.Second) {
+		t.Fatal("vectors not rebuilt")
+	}
+	r, _ := ix.Search(context.Background(), Query{Text: "feline", Mode: Semantic, Filter: Filter{Scopes: []string{"p:acme"}}})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "acme/cats.md" {
+		t.Errorf("semantic after rebuild: %v", paths(r))
+	}
+	ix.Close()
+
+	// Another model's file: rebuilt with a line naming both models.
+	vs, err := loadVectors(file, "builtin-other", 100)
+	if err == nil || vs != nil || !strings.Contains(err.Error(), "builtin-other") {
+		t.Errorf("a file of another model must be refused, naming it: %v", err)
+	}
+	os.WriteFile(file, []byte("CAIRNVEC garbage"), 0o644)
+	if _, err := loadVectors(file, builtinT(t).ID(), 100); err == nil {
+		t.Error("garbage accepted")
+	}
+}
+
+func TestDeletesAndUpdates(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), builtinT(t), nil)
+	defer ix.Close()
+	docs := versioned(corpus)
+	ix.Apply(docs, nil)
+	ix.Apply([]*Doc{{Path: "acme/cats.md", Version: "2", Scope: "p:acme", Title: "Office plants", Body: "A ficus and two cacti."}}, []string{"acme/ecole.md"})
+	ix.WaitVectors(10 * time.Second)
+	f := Filter{Scopes: []string{"p:acme"}}
+	for _, mode := range []Mode{Lexical, Semantic} {
+		r, _ := ix.Search(context.Background(), Query{Text: "kitten cat", Mode: mode, Filter: f})
+		for _, h := range r.Hits {
+			if h.Path == "acme/cats.md" && mode == Lexical {
+				t.Errorf("%s: the old text of an updated note still matches", mode)
+			}
+		}
+		r, _ = ix.Search(context.Background(), Query{Text: "école", Mode: mode, Filter: f})
+		for _, h := range r.Hits {
+			if h.Path == "acme/ecole.md" {
+				t.Errorf("%s: a deleted note is still found", mode)
+			}
+		}
+	}
+	if v, ok := ix.vec.version("acme/cats.md"); !ok || v != "2" {
+		t.Errorf("vectors of the updated note: version %q", v)
+	}
+}

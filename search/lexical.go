@@ -1,0 +1,227 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	_ "github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	_ "github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/en"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/fr"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Field names. Text fields exist twice, analysed as English (porter
+// stemming) and as French (elision, accent folding, light stemming), and
+// are queried as a disjunction: one field name with two analyzers would
+// pick the query analyzer at random (LIBRARY-NOTES.md).
+const (
+	fTitle   = "title"
+	fAliases = "aliases"
+	fBody    = "body"
+	fMeta    = "meta"
+	fPath    = "path"      // keyword: prefix filters
+	fPathTxt = "path_text" // words of the path
+	fTags    = "tags"      // keyword, lower case
+	fType    = "type"      // keyword, lower case
+	fClass   = "class"
+	fProject = "project"
+	fOwner   = "owner"
+	fScope   = "scope"
+	fDate    = "date"
+)
+
+// langs are the analysers every text field is indexed with.
+var langs = []string{"en", "fr"}
+
+// Field weights in the lexical query: a title or alias match says more
+// than one word deep in a body.
+var fieldBoost = map[string]float64{fTitle: 3, fAliases: 2.5, fBody: 1, fMeta: 0.6, fPathTxt: 0.8, fTags: 2, fType: 1}
+
+func indexMapping() mapping.IndexMapping {
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = "bm25"
+	im.DefaultAnalyzer = "standard"
+	dm := bleve.NewDocumentMapping()
+	dm.Dynamic = false
+	text := func(analyzer string) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzer
+		f.Store = false
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	for _, base := range []string{fTitle, fAliases, fBody, fMeta} {
+		for _, l := range langs {
+			dm.AddFieldMappingsAt(base+"_"+l, text(l))
+		}
+	}
+	dm.AddFieldMappingsAt(fPathTxt, text("standard"))
+	for _, k := range []string{fPath, fTags, fType, fClass, fProject, fOwner, fScope} {
+		dm.AddFieldMappingsAt(k, text("keyword"))
+	}
+	df := bleve.NewDateTimeFieldMapping()
+	df.Store = false
+	df.IncludeInAll = false
+	dm.AddFieldMappingsAt(fDate, df)
+	im.DefaultMapping = dm
+	return im
+}
+
+// bleveDoc is what Bleve indexes for a Doc.
+func bleveDoc(d *Doc) map[string]any {
+	m := map[string]any{
+		fPath:    d.Path,
+		fPathTxt: strings.NewReplacer("/", " ", "-", " ", "_", " ", ".md", "").Replace(d.Path),
+		fScope:   d.Scope,
+	}
+	set := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	set(fType, strings.ToLower(d.Type))
+	set(fClass, d.Class)
+	set(fProject, d.Project)
+	set(fOwner, d.Owner)
+	if len(d.Tags) > 0 {
+		tags := make([]string, len(d.Tags))
+		for i, t := range d.Tags {
+			tags[i] = normTag(t)
+		}
+		m[fTags] = tags
+	}
+	for _, l := range langs {
+		set(fTitle+"_"+l, d.Title)
+		set(fBody+"_"+l, d.Body)
+		if len(d.Aliases) > 0 {
+			m[fAliases+"_"+l] = d.Aliases
+		}
+		if len(d.Meta) > 0 {
+			m[fMeta+"_"+l] = d.Meta
+		}
+	}
+	if !d.Date.IsZero() {
+		m[fDate] = d.Date.UTC()
+	}
+	return m
+}
+
+func normTag(t string) string { return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#")) }
+
+// Filter narrows a query beyond its words. Scopes is required: the scopes
+// the caller may read (none means nothing matches).
+type Filter struct {
+	Scopes     []string
+	PathPrefix string
+	Tags       []string // every tag must be present
+	Type       string
+	After      time.Time // inclusive
+	Before     time.Time // exclusive
+}
+
+// filterQuery is the filter as a Bleve query: it takes part in matching,
+// not in scoring (a BooleanQuery filter), so it never changes an order.
+func (f Filter) query() query.Query {
+	scopes := make([]query.Query, 0, len(f.Scopes))
+	for _, s := range f.Scopes {
+		t := bleve.NewTermQuery(s)
+		t.SetField(fScope)
+		scopes = append(scopes, t)
+	}
+	if len(scopes) == 0 {
+		return bleve.NewMatchNoneQuery()
+	}
+	parts := []query.Query{bleve.NewDisjunctionQuery(scopes...)}
+	if f.PathPrefix != "" {
+		p := bleve.NewPrefixQuery(f.PathPrefix)
+		p.SetField(fPath)
+		parts = append(parts, p)
+	}
+	for _, t := range f.Tags {
+		q := bleve.NewTermQuery(normTag(t))
+		q.SetField(fTags)
+		parts = append(parts, q)
+	}
+	if f.Type != "" {
+		q := bleve.NewTermQuery(strings.ToLower(f.Type))
+		q.SetField(fType)
+		parts = append(parts, q)
+	}
+	if !f.After.IsZero() || !f.Before.IsZero() {
+		var start, end time.Time
+		if !f.After.IsZero() {
+			start = f.After
+		}
+		if !f.Before.IsZero() {
+			end = f.Before
+		}
+		incl, excl := true, false
+		q := bleve.NewDateRangeInclusiveQuery(start, end, &incl, &excl)
+		q.SetField(fDate)
+		parts = append(parts, q)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return bleve.NewConjunctionQuery(parts...)
+}
+
+// textQuery matches the words of text in every text field, in both
+// languages, weighted by field.
+func textQuery(text string) query.Query {
+	var qs []query.Query
+	add := func(field string, boost float64) {
+		q := bleve.NewMatchQuery(text)
+		q.SetField(field)
+		q.SetBoost(boost)
+		qs = append(qs, q)
+	}
+	for _, base := range []string{fTitle, fAliases, fBody, fMeta} {
+		for _, l := range langs {
+			add(base+"_"+l, fieldBoost[base])
+		}
+	}
+	add(fPathTxt, fieldBoost[fPathTxt])
+	for _, k := range []string{fTags, fType} {
+		// Keyword fields match a whole tag or type written in the query.
+		for _, w := range strings.Fields(strings.ToLower(text)) {
+			q := bleve.NewTermQuery(strings.Trim(w, "#,.;:!?\"'()"))
+			q.SetField(k)
+			q.SetBoost(fieldBoost[k])
+			qs = append(qs, q)
+		}
+	}
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+// lexHit is one lexical result.
+type lexHit struct {
+	Path  string
+	Score float64
+}
+
+// lexical runs the BM25 query: the best n documents within the filter.
+func (ix *Index) lexical(ctx context.Context, text string, f Filter, n int) ([]lexHit, int, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, 0, nil
+	}
+	bq := query.NewBooleanQuery([]query.Query{textQuery(text)}, nil, nil)
+	bq.AddFilter(f.query())
+	req := bleve.NewSearchRequestOptions(bq, n, 0, false)
+	res, err := ix.bleve.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("lexical search: %w", err)
+	}
+	out := make([]lexHit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		out = append(out, lexHit{Path: h.ID, Score: h.Score})
+	}
+	return out, int(res.Total), nil
+}

@@ -1,0 +1,348 @@
+package search
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"sync"
+)
+
+// vecNote is one note's chunk vectors: int8 components with one scale per
+// chunk (a quarter of float32's memory, and the ranking barely moves).
+type vecNote struct {
+	version string
+	chunks  []Chunk
+	scale   []float32
+	q       []int8 // len(chunks) * dims
+}
+
+// vectors holds every note's chunk vectors in memory, for exact search.
+// It is saved as a sidecar file with a versioned header naming the model,
+// the dimensions and the quantization, and a checksum per record; a file
+// made by another model, or damaged anywhere, is discarded whole and the
+// vectors are rebuilt (an ANN index can later replace the scan without
+// changing the file).
+type vectors struct {
+	mu    sync.RWMutex
+	model string
+	dims  int
+	notes map[string]*vecNote
+	dirty bool
+}
+
+func newVectors(model string, dims int) *vectors {
+	return &vectors{model: model, dims: dims, notes: map[string]*vecNote{}}
+}
+
+// quantize turns unit vectors into int8 with a per-vector scale.
+func quantize(vs [][]float32, dims int) ([]float32, []int8) {
+	scale := make([]float32, len(vs))
+	q := make([]int8, len(vs)*dims)
+	for i, v := range vs {
+		var m float32
+		for _, x := range v {
+			m = max(m, float32(math.Abs(float64(x))))
+		}
+		if m == 0 {
+			continue
+		}
+		scale[i] = m / 127
+		for j, x := range v {
+			q[i*dims+j] = int8(math.Round(float64(x / scale[i])))
+		}
+	}
+	return scale, q
+}
+
+func (vs *vectors) put(path, version string, chunks []Chunk, vecs [][]float32) {
+	scale, q := quantize(vecs, vs.dims)
+	vs.mu.Lock()
+	vs.notes[path] = &vecNote{version: version, chunks: chunks, scale: scale, q: q}
+	vs.dirty = true
+	vs.mu.Unlock()
+}
+
+func (vs *vectors) remove(path string) {
+	vs.mu.Lock()
+	if _, ok := vs.notes[path]; ok {
+		delete(vs.notes, path)
+		vs.dirty = true
+	}
+	vs.mu.Unlock()
+}
+
+func (vs *vectors) version(path string) (string, bool) {
+	vs.mu.RLock()
+	defer vs.mu.RUnlock()
+	n, ok := vs.notes[path]
+	if !ok {
+		return "", false
+	}
+	return n.version, true
+}
+
+// semHit is one semantic result: a note's best chunk.
+type semHit struct {
+	Path  string
+	Sim   float64
+	Chunk Chunk
+}
+
+// search scores every chunk of every note allow accepts against the
+// query vector and keeps each note's best chunk: the n best notes. Lock
+// order: the caller may hold Index.mu; allow must not take it.
+func (vs *vectors) search(qv []float32, allow func(path string) bool, n int) []semHit {
+	vs.mu.RLock()
+	defer vs.mu.RUnlock()
+	top := make([]semHit, 0, n+1)
+	for p, note := range vs.notes {
+		if !allow(p) {
+			continue
+		}
+		best, bestChunk := float32(-2), -1
+		d := vs.dims
+		for c := range note.chunks {
+			row := note.q[c*d : c*d+d]
+			var s float32
+			for j, x := range row {
+				s += qv[j] * float32(x)
+			}
+			s *= note.scale[c]
+			if s > best {
+				best, bestChunk = s, c
+			}
+		}
+		if bestChunk < 0 {
+			continue
+		}
+		h := semHit{Path: p, Sim: float64(best), Chunk: note.chunks[bestChunk]}
+		if len(top) == n && !better(h, top[n-1]) {
+			continue
+		}
+		i := sort.Search(len(top), func(i int) bool { return better(h, top[i]) })
+		top = append(top, semHit{})
+		copy(top[i+1:], top[i:])
+		top[i] = h
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	return top
+}
+
+func better(a, b semHit) bool {
+	if a.Sim != b.Sim {
+		return a.Sim > b.Sim
+	}
+	return a.Path < b.Path
+}
+
+// The sidecar file.
+const (
+	vecMagic   = "CAIRNVEC"
+	vecFormat  = 1
+	quantInt8  = 1
+	maxRecord  = 64 << 20
+	maxStrings = 1 << 16
+)
+
+var errVecFile = errors.New("vector file")
+
+// save writes the vectors atomically: a temporary file, fsync, rename.
+func (vs *vectors) save(file string) error {
+	vs.mu.RLock()
+	if !vs.dirty {
+		vs.mu.RUnlock()
+		return nil
+	}
+	paths := make([]string, 0, len(vs.notes))
+	for p := range vs.notes {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	tmp := file + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		vs.mu.RUnlock()
+		return fmt.Errorf("save vectors: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var hdr bytes.Buffer
+	hdr.WriteString(vecMagic)
+	le := binary.LittleEndian
+	hdr.Write(le.AppendUint32(nil, vecFormat))
+	hdr.Write(le.AppendUint32(nil, uint32(vs.dims)))
+	hdr.WriteByte(quantInt8)
+	writeStr(&hdr, vs.model)
+	hdr.Write(le.AppendUint32(nil, uint32(len(paths))))
+	w.Write(hdr.Bytes())
+	w.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(hdr.Bytes())))
+	var rec bytes.Buffer
+	for _, p := range paths {
+		n := vs.notes[p]
+		rec.Reset()
+		writeStr(&rec, p)
+		writeStr(&rec, n.version)
+		rec.Write(le.AppendUint32(nil, uint32(len(n.chunks))))
+		for i, c := range n.chunks {
+			rec.Write(le.AppendUint32(nil, uint32(c.Start)))
+			rec.Write(le.AppendUint32(nil, uint32(c.End)))
+			writeStr(&rec, c.Heading)
+			rec.Write(le.AppendUint32(nil, math.Float32bits(n.scale[i])))
+			for _, x := range n.q[i*vs.dims : (i+1)*vs.dims] {
+				rec.WriteByte(byte(x))
+			}
+		}
+		w.Write(le.AppendUint32(nil, uint32(rec.Len())))
+		w.Write(rec.Bytes())
+		w.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(rec.Bytes())))
+	}
+	vs.dirty = false
+	vs.mu.RUnlock()
+	err = w.Flush()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, file)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		vs.mu.Lock()
+		vs.dirty = true
+		vs.mu.Unlock()
+		return fmt.Errorf("save vectors: %w", err)
+	}
+	return nil
+}
+
+func writeStr(b *bytes.Buffer, s string) {
+	if len(s) >= maxStrings {
+		s = s[:maxStrings-1]
+	}
+	b.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(s))))
+	b.WriteString(s)
+}
+
+// loadVectors reads a sidecar file made for model and dims. Any mismatch
+// or damage is an error (wrapping errVecFile) and the caller rebuilds.
+func loadVectors(file, model string, dims int) (*vectors, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	rd := &fieldReader{r: r}
+	magic := rd.bytes(len(vecMagic))
+	format := rd.u32()
+	fdims := rd.u32()
+	quant := rd.byte()
+	fmodel := rd.str()
+	count := rd.u32()
+	if rd.err != nil {
+		return nil, fmt.Errorf("%w: header: %v", errVecFile, rd.err)
+	}
+	var hdr bytes.Buffer
+	hdr.Write(magic)
+	le := binary.LittleEndian
+	hdr.Write(le.AppendUint32(nil, format))
+	hdr.Write(le.AppendUint32(nil, fdims))
+	hdr.WriteByte(quant)
+	writeStr(&hdr, fmodel)
+	hdr.Write(le.AppendUint32(nil, count))
+	if sum := rd.u32(); rd.err != nil || sum != crc32.ChecksumIEEE(hdr.Bytes()) {
+		return nil, fmt.Errorf("%w: header checksum mismatch", errVecFile)
+	}
+	switch {
+	case string(magic) != vecMagic:
+		return nil, fmt.Errorf("%w: not a cairn vector file", errVecFile)
+	case format != vecFormat:
+		return nil, fmt.Errorf("%w: format %d, want %d", errVecFile, format, vecFormat)
+	case quant != quantInt8:
+		return nil, fmt.Errorf("%w: unknown quantization %d", errVecFile, quant)
+	case fmodel != model || int(fdims) != dims:
+		return nil, fmt.Errorf("%w: made by %s (%d dimensions), the embedder is now %s (%d)", errVecFile, fmodel, fdims, model, dims)
+	}
+	vs := newVectors(model, dims)
+	for i := uint32(0); i < count; i++ {
+		size := rd.u32()
+		if rd.err != nil || size > maxRecord {
+			return nil, fmt.Errorf("%w: record %d: bad length", errVecFile, i)
+		}
+		rec := rd.bytes(int(size))
+		sum := rd.u32()
+		if rd.err != nil {
+			return nil, fmt.Errorf("%w: record %d: %v", errVecFile, i, rd.err)
+		}
+		if sum != crc32.ChecksumIEEE(rec) {
+			return nil, fmt.Errorf("%w: record %d: checksum mismatch", errVecFile, i)
+		}
+		p, n, err := decodeRecord(rec, dims)
+		if err != nil {
+			return nil, fmt.Errorf("%w: record %d: %v", errVecFile, i, err)
+		}
+		vs.notes[p] = n
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("%w: trailing bytes", errVecFile)
+	}
+	return vs, nil
+}
+
+func decodeRecord(rec []byte, dims int) (string, *vecNote, error) {
+	rd := &fieldReader{r: bytes.NewReader(rec)}
+	p := rd.str()
+	n := &vecNote{version: rd.str()}
+	count := rd.u32()
+	if rd.err != nil || int(count)*dims > len(rec) {
+		return "", nil, fmt.Errorf("bad chunk count")
+	}
+	n.chunks = make([]Chunk, count)
+	n.scale = make([]float32, count)
+	n.q = make([]int8, int(count)*dims)
+	for i := range n.chunks {
+		n.chunks[i] = Chunk{Start: int(rd.u32()), End: int(rd.u32()), Heading: rd.str()}
+		n.scale[i] = math.Float32frombits(rd.u32())
+		raw := rd.bytes(dims)
+		for j, b := range raw {
+			n.q[i*dims+j] = int8(b)
+		}
+	}
+	if rd.err != nil {
+		return "", nil, rd.err
+	}
+	return p, n, nil
+}
+
+// fieldReader reads little-endian fields, keeping the first error.
+type fieldReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *fieldReader) bytes(n int) []byte {
+	if r.err != nil {
+		return make([]byte, n)
+	}
+	b := make([]byte, n)
+	_, r.err = io.ReadFull(r.r, b)
+	return b
+}
+
+func (r *fieldReader) u32() uint32 { return binary.LittleEndian.Uint32(r.bytes(4)) }
+func (r *fieldReader) byte() byte  { return r.bytes(1)[0] }
+func (r *fieldReader) str() string {
+	n := binary.LittleEndian.Uint16(r.bytes(2))
+	return string(r.bytes(int(n)))
+}

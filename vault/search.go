@@ -1,0 +1,201 @@
+package vault
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/search"
+)
+
+// Bounds of search's limit.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 50
+)
+
+// SearchArgs are search's arguments.
+type SearchArgs struct {
+	Query   string
+	Project string
+	Limit   int
+	Mode    string
+	Tags    []string
+	Type    string
+	Path    string // a folder (relative to the project's when project is set)
+	After   string // a date or time: notes dated on or after it
+	Before  string // notes dated before it
+}
+
+// SearchHit is one result: a snippet, never the whole note.
+type SearchHit struct {
+	ID       string       `json:"id"`
+	Path     string       `json:"path"`
+	Title    string       `json:"title"`
+	Class    string       `json:"class"`
+	Project  string       `json:"project,omitempty"`
+	Score    float64      `json:"score"`
+	Snippet  string       `json:"snippet"`
+	Lexical  *search.Rank `json:"lexical,omitempty"`
+	Semantic *search.Rank `json:"semantic,omitempty"`
+}
+
+// SearchResult is search's answer.
+type SearchResult struct {
+	Query string `json:"query"`
+	// Mode is what ran; Requested what was asked (they differ when vectors
+	// are unavailable, and Notice says why).
+	Mode           string      `json:"mode"`
+	Requested      string      `json:"requestedMode"`
+	Notice         string      `json:"notice,omitempty"`
+	VectorsPending int         `json:"vectorsPending,omitempty"`
+	Results        []SearchHit `json:"results"`
+}
+
+// searchPlan is a validated search.
+type searchPlan struct {
+	q       search.Query
+	project *Project
+}
+
+func (v *Vault) planSearch(c Caller, a SearchArgs, queryArg string) (*searchPlan, error) {
+	if err := validText(queryArg, a.Query); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Query) == "" {
+		return nil, argErr(queryArg, "is empty: say what to look for")
+	}
+	if len(a.Query) > 4000 {
+		return nil, argErr(queryArg, "is longer than 4,000 bytes")
+	}
+	if a.Limit == 0 {
+		a.Limit = DefaultSearchLimit
+	}
+	if a.Limit < 1 || a.Limit > MaxSearchLimit {
+		return nil, argErr("limit", "must be between 1 and %d", MaxSearchLimit)
+	}
+	mode, err := search.ParseMode(a.Mode)
+	if err != nil {
+		return nil, argErr("mode", "%v", err)
+	}
+	for _, t := range a.Tags {
+		if err := validText("tags", t); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(t) == "" {
+			return nil, argErr("tags", "has an empty tag")
+		}
+	}
+	if err := validText("type", a.Type); err != nil {
+		return nil, err
+	}
+	f := search.Filter{Tags: a.Tags, Type: strings.TrimSpace(a.Type)}
+	for _, d := range []struct {
+		arg string
+		s   string
+		t   *time.Time
+	}{{"after", a.After, &f.After}, {"before", a.Before, &f.Before}} {
+		if d.s == "" {
+			continue
+		}
+		t, ok := ParseDate(d.s)
+		if !ok {
+			return nil, argErr(d.arg, "%q is not a date: use 2026-11-29 or 2026-11-29T14:00:00Z", d.s)
+		}
+		*d.t = t
+	}
+	if !f.After.IsZero() && !f.Before.IsZero() && !f.After.Before(f.Before) {
+		return nil, argErr("before", "must be later than after")
+	}
+	if err := v.syncHead(); err != nil {
+		return nil, err
+	}
+	dir, err := cleanRel("path", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	plan := &searchPlan{}
+	if a.Project != "" {
+		if plan.project, _, err = v.project(c, "project", a.Project); err != nil {
+			return nil, err
+		}
+		if pd := plan.project.Dir; pd != "" && dir != pd && !strings.HasPrefix(dir, pd+"/") {
+			if dir, err = cleanRel("path", strings.Trim(pd+"/"+dir, "/")); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if dir != "" {
+		f.PathPrefix = dir + "/"
+	}
+	if f.Scopes, err = v.readableScopes(c, plan.project, plan.project == nil); err != nil {
+		return nil, err
+	}
+	plan.q = search.Query{Text: a.Query, Mode: mode, Limit: a.Limit, Filter: f}
+	return plan, nil
+}
+
+// Search finds notes c may read: shared notes of its projects and its own
+// private memory ("search before write" finds duplicates). Access is part
+// of the query, so nothing from elsewhere is scored, counted or shown.
+func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResult, error) {
+	plan, err := v.planSearch(c, a, "query")
+	if err != nil {
+		return nil, err
+	}
+	ix, err := v.SearchIndex()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.syncIndex(false); err != nil {
+		return nil, err
+	}
+	res, err := ix.Search(ctx, plan.q)
+	if err != nil {
+		return nil, err
+	}
+	out := &SearchResult{Query: a.Query, Mode: string(res.Mode), Requested: string(plan.q.Mode), Notice: res.Notice, VectorsPending: res.VectorsPending, Results: []SearchHit{}}
+	if res.Mode != plan.q.Mode && v.srch.notice != "" {
+		out.Notice = v.srch.notice + "; ran lexically" // a broken embedder setting
+	}
+	for _, h := range res.Hits {
+		sh, ok := v.hitView(c, ix, h, a.Query)
+		if ok {
+			out.Results = append(out.Results, sh)
+		}
+	}
+	return out, nil
+}
+
+// hitView fills in a hit from the catalog and the file. A hit whose note
+// is gone, or that c may not read after all, is dropped (it cannot have
+// been counted anywhere).
+func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string) (SearchHit, bool) {
+	if v.roleAt(c, h.Path) < RoleRead {
+		return SearchHit{}, false
+	}
+	e := v.entry(h.Path, false)
+	if e == nil {
+		return SearchHit{}, false
+	}
+	_, project, _ := v.scopeOf(h.Path)
+	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: h.Score, Lexical: h.Lexical, Semantic: h.Semantic}
+	if data, err := readFileNoFollow(v.abs(h.Path)); err == nil {
+		sh.Snippet = ix.Snippet(string(ParseNote(h.Path, data).Body), query, h.Chunk)
+	}
+	return sh, true
+}
+
+// SemanticSearch reports whether semantic search is available: an
+// embedder is configured and works.
+func (v *Vault) SemanticSearch() bool {
+	ix, err := v.SearchIndex()
+	return err == nil && ix.Semantic()
+}
+
+// NoteCount is the number of notes in the vault.
+func (v *Vault) NoteCount() int {
+	v.catMu.Lock()
+	defer v.catMu.Unlock()
+	return len(v.cat.entries)
+}

@@ -1,0 +1,267 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/search"
+)
+
+func searchT(t testing.TB, v *Vault, c Caller, a SearchArgs) *SearchResult {
+	t.Helper()
+	r, err := v.Search(context.Background(), c, a)
+	if err != nil {
+		t.Fatalf("search %+v: %v", a, err)
+	}
+	return r
+}
+
+func resultPaths(r *SearchResult) []string {
+	var out []string
+	for _, h := range r.Results {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func waitVectors(t testing.TB, v *Vault) {
+	t.Helper()
+	ix, err := v.SearchIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ix.WaitVectors(30 * time.Second) {
+		t.Fatal("vectors not made in 30 s")
+	}
+}
+
+func TestSearchSampleVault(t *testing.T) {
+	v, _ := sampleVault(t)
+	waitVectors(t, v)
+	r := searchT(t, v, owner, SearchArgs{Query: "which CDN provider did we choose"})
+	if r.Mode != "hybrid" || len(r.Results) == 0 {
+		t.Fatalf("got %+v", r)
+	}
+	top := r.Results[0]
+	if top.Title != "Decision CDN provider" || top.ID == "" || top.Class != ClassUserDoc || top.Project != "acme/platform" {
+		t.Errorf("top hit: %+v", top)
+	}
+	if !strings.Contains(top.Snippet, "**CDN**") || top.Lexical == nil || top.Semantic == nil {
+		t.Errorf("hit must carry a Markdown snippet and both ranks: %+v", top)
+	}
+	// French analysis: an accent-less query finds the accented title.
+	r = searchT(t, v, owner, SearchArgs{Query: "decision region hebergement", Mode: "lexical"})
+	if len(r.Results) == 0 || !strings.HasPrefix(r.Results[0].Title, "Décision région") {
+		t.Errorf("french: %v", resultPaths(r))
+	}
+}
+
+// Every hit of every caller is a note that caller may read, and a note it
+// may not read is never returned, whatever the query and the mode.
+func TestSearchRespectsAccess(t *testing.T) {
+	v, _ := sampleVault(t)
+	if _, err := v.RememberAboutUser(owner, "work", "The owner keeps a zebra named Quintessa."); err != nil {
+		t.Fatal(err)
+	}
+	waitVectors(t, v)
+	for _, c := range []Caller{owner, camille, sam} {
+		for _, q := range []string{"CDN provider decision", "launch plan pricing", "zebra Quintessa", "profile preferences", "runbook rollback"} {
+			for _, mode := range []string{"lexical", "semantic", "hybrid"} {
+				r := searchT(t, v, c, SearchArgs{Query: q, Mode: mode, Limit: 50})
+				for _, h := range r.Results {
+					if v.roleAt(c, h.Path) < RoleRead {
+						t.Errorf("%s / %q / %s: %s is not readable by %s", c.Principal, q, mode, h.Path, c.Principal)
+					}
+				}
+			}
+		}
+	}
+	r := searchT(t, v, owner, SearchArgs{Query: "zebra Quintessa"})
+	if len(r.Results) == 0 || r.Results[0].Path != "people/owner/profile.md" || r.Results[0].Class != ClassUserProfile {
+		t.Errorf("the caller's own memory must be searched: %v", resultPaths(r))
+	}
+	for _, c := range []Caller{camille, sam} {
+		r := searchT(t, v, c, SearchArgs{Query: "zebra Quintessa", Mode: "lexical"})
+		if len(r.Results) != 0 {
+			t.Errorf("%s sees the owner's memory: %v", c.Principal, resultPaths(r))
+		}
+	}
+	// sam reads acme/platform only.
+	r = searchT(t, v, sam, SearchArgs{Query: "launch", Limit: 50})
+	for _, h := range r.Results {
+		if !strings.HasPrefix(h.Path, "acme/infra/") && !strings.HasPrefix(h.Path, "people/sam/") {
+			t.Errorf("sam: %s", h.Path)
+		}
+	}
+}
+
+func TestSearchSeesWritesAtOnce(t *testing.T) {
+	v, _ := sampleVault(t)
+	w, err := v.CreateNote(owner, CreateArgs{Project: "acme", Body: "# Okapi sighting\n\nAn okapi was seen near the Berlin office.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := searchT(t, v, owner, SearchArgs{Query: "okapi", Mode: "lexical"})
+	if len(r.Results) != 1 || r.Results[0].ID != w.ID {
+		t.Fatalf("a note just created must be found: %v", resultPaths(r))
+	}
+	content := "A capybara, not an okapi after all."
+	if _, err := v.EditNote(owner, EditArgs{Ref: w.ID, VersionToken: w.VersionToken, Operation: "append", Content: &content}); err != nil {
+		t.Fatal(err)
+	}
+	r = searchT(t, v, owner, SearchArgs{Query: "capybara", Mode: "lexical"})
+	if len(r.Results) != 1 {
+		t.Fatalf("an edit must be found at once: %v", resultPaths(r))
+	}
+	tok := mustVersion(t, v, w.Path)
+	if _, err := v.DeleteNote(owner, w.ID, tok); err != nil {
+		t.Fatal(err)
+	}
+	r = searchT(t, v, owner, SearchArgs{Query: "capybara okapi", Mode: "lexical"})
+	if len(r.Results) != 0 {
+		t.Fatalf("a deleted note must not be found: %v", resultPaths(r))
+	}
+}
+
+func mustVersion(t testing.TB, v *Vault, p string) string {
+	t.Helper()
+	tok, _, err := v.store.Version(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func TestSearchArguments(t *testing.T) {
+	v, dir := sampleVault(t)
+	head := gitOut(t, dir, "rev-parse", "HEAD")
+	cases := []struct {
+		a   SearchArgs
+		arg string
+	}{
+		{SearchArgs{Query: "  "}, "query"},
+		{SearchArgs{Query: "x", Limit: 51}, "limit"},
+		{SearchArgs{Query: "x", Limit: -1}, "limit"},
+		{SearchArgs{Query: "x", Mode: "fuzzy"}, "mode"},
+		{SearchArgs{Query: "x", After: "yesterday"}, "after"},
+		{SearchArgs{Query: "x", After: "2026-02-01", Before: "2026-01-01"}, "before"},
+		{SearchArgs{Query: "x", Project: "nope"}, "project"},
+		{SearchArgs{Query: "x", Path: "../etc"}, "path"},
+		{SearchArgs{Query: "x", Tags: []string{""}}, "tags"},
+		{SearchArgs{Query: "bad \x00"}, "query"},
+	}
+	for _, c := range cases {
+		_, err := v.Search(context.Background(), owner, c.a)
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Arg != c.arg {
+			t.Errorf("%+v: want an error naming %s, got %v", c.a, c.arg, err)
+		}
+	}
+	// camille cannot read acme/platform: the same answer as a missing one.
+	_, err := v.Search(context.Background(), camille, SearchArgs{Query: "x", Project: "acme/platform"})
+	_, err2 := v.Search(context.Background(), camille, SearchArgs{Query: "x", Project: "nope"})
+	if err == nil || err2 == nil || strings.Replace(err.Error(), "acme/platform", "nope", 1) != err2.Error() {
+		t.Errorf("forbidden and missing projects must look alike: %v / %v", err, err2)
+	}
+	unchanged(t, dir, head)
+}
+
+func TestSearchFiltersAndProject(t *testing.T) {
+	v, _ := sampleVault(t)
+	r := searchT(t, v, owner, SearchArgs{Query: "decision", Project: "acme/platform", Path: "decisions", Limit: 50})
+	if len(r.Results) == 0 {
+		t.Fatal("no decisions in acme/platform")
+	}
+	for _, h := range r.Results {
+		if !strings.HasPrefix(h.Path, "acme/infra/decisions/") {
+			t.Errorf("path relative to the project: %s", h.Path)
+		}
+	}
+	r = searchT(t, v, owner, SearchArgs{Query: "launch", Tags: []string{"launch"}, Limit: 50})
+	for _, h := range r.Results {
+		e := v.entry(h.Path, false)
+		found := false
+		for _, tg := range e.Tags {
+			found = found || strings.EqualFold(tg, "launch")
+		}
+		if !found {
+			t.Errorf("tag filter: %s has tags %v", h.Path, e.Tags)
+		}
+	}
+}
+
+func TestSearchIndexFollowsRestartsAndHandEdits(t *testing.T) {
+	v, dir := sampleVault(t)
+	searchT(t, v, owner, SearchArgs{Query: "warm up"})
+	v.Close()
+	// Edited while no server ran.
+	p := filepath.Join(dir, "acme", "Acme overview.md")
+	data := readFile(t, p)
+	if err := os.WriteFile(p, []byte(strings.Replace(data, "Kestrel", "Kestrel and Narwhal", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	ix, err := v2.SearchIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Rebuilt() != "" {
+		t.Errorf("a cleanly closed index must be reused, got rebuilt: %s", ix.Rebuilt())
+	}
+	r := searchT(t, v2, owner, SearchArgs{Query: "narwhal", Mode: "lexical"})
+	if len(r.Results) != 1 || r.Results[0].Path != "acme/Acme overview.md" {
+		t.Errorf("an edit made while closed must be indexed: %v", resultPaths(r))
+	}
+}
+
+func TestRecallKeepsTheBudget(t *testing.T) {
+	v, _ := sampleVault(t)
+	if _, err := v.RememberAboutUser(owner, "preferences", "Prefers answers in French."); err != nil {
+		t.Fatal(err)
+	}
+	waitVectors(t, v)
+	for _, budget := range []int{100, 150, 300, 1000, 4000} {
+		r, err := v.Recall(context.Background(), owner, "How do we roll back a bad deploy?", "", budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := search.Tokens(r.Context); n > budget || n != r.UsedTokens {
+			t.Errorf("budget %d: context has %d tokens (reported %d)", budget, n, r.UsedTokens)
+		}
+		if len(r.Items) == 0 {
+			t.Errorf("budget %d: nothing recalled", budget)
+		}
+		for _, it := range r.Items {
+			if it.ID == "" || it.Path == "" || it.Title == "" || !strings.Contains(r.Context, "source: "+it.Path) {
+				t.Errorf("budget %d: item without its source: %+v", budget, it)
+			}
+		}
+		if budget == 4000 {
+			whys := map[string]bool{}
+			for _, it := range r.Items {
+				whys[it.Why] = true
+			}
+			if !whys["match"] || !whys["linked"] || !whys["memory"] {
+				t.Errorf("a large budget should bring matches, linked notes and memory: %v", whys)
+			}
+			if ti := r.Items[0].Title; ti != "Rollback runbook" && ti != "Deploy runbook" {
+				t.Errorf("first item %q", r.Items[0].Title)
+			}
+		}
+	}
+	if _, err := v.Recall(context.Background(), owner, "x", "", 50); err == nil || !strings.Contains(err.Error(), "budgetTokens") {
+		t.Errorf("a budget below the minimum must be refused naming budgetTokens: %v", err)
+	}
+	if _, err := v.Recall(context.Background(), owner, " ", "", 500); err == nil || !strings.Contains(err.Error(), "topic") {
+		t.Errorf("an empty topic must be refused naming topic: %v", err)
+	}
+}
