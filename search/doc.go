@@ -38,6 +38,17 @@ type Doc struct {
 	// Meta holds other frontmatter values worth finding (a speaker, a
 	// place): searched as text with a low weight.
 	Meta []string
+	// Who are the people a note is by or from (frontmatter speaker,
+	// author...). A query naming one of them prefers their notes instead
+	// of matching the name as a word (see names in search.go).
+	Who []string
+	// Context is the text of the notes this one continues or is continued
+	// by (a conversation's previous and next turns): searched with a low
+	// weight, so a question asked in one turn finds the reply in the next.
+	Context string
+	// Sequence are the paths of the notes this one continues or is
+	// continued by: each search hit passes a share of its score to them.
+	Sequence []string
 	// Body is the Markdown after the frontmatter.
 	Body string
 }

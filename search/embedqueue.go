@@ -189,13 +189,12 @@ func (q *embedQueue) embed(taken map[string]*queued) error {
 		}
 	}
 	for p, j := range jobs {
+		// Under ix.mu, so an Apply cannot slip a newer record in between.
 		ix.mu.RLock()
-		m := ix.meta[p]
-		ix.mu.RUnlock()
-		if m == nil || m.Version != j.doc.Version {
-			continue
+		if m := ix.meta[p]; m != nil && m.Version == j.doc.Version {
+			ix.vec.put(p, j.doc.Version, j.chunks, j.vecs, m)
 		}
-		ix.vec.put(p, j.doc.Version, j.chunks, j.vecs)
+		ix.mu.RUnlock()
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,8 +38,9 @@ type Index struct {
 	opts  Options
 	bleve bleve.Index
 
-	mu       sync.RWMutex // guards meta and seq
+	mu       sync.RWMutex // guards meta, who and seq
 	meta     map[string]*docMeta
+	who      map[string]int // name → documents by that person
 	seq      uint64
 	metaSeen uint64 // seq of the last manifest saved
 	rebuilt  string // why the index started empty, if it did
@@ -58,6 +60,8 @@ type docMeta struct {
 	Tags    []string `json:"t,omitempty"`
 	Type    string   `json:"y,omitempty"`
 	Date    int64    `json:"d,omitempty"` // unix seconds, 0 when none
+	Who     []string `json:"w,omitempty"` // lower case
+	Seq     []string `json:"q,omitempty"` // sequence neighbours
 }
 
 type manifest struct {
@@ -68,7 +72,7 @@ type manifest struct {
 
 // manifestFormat changes with the mapping or docMeta: an index made by
 // another format is rebuilt.
-const manifestFormat = 1
+const manifestFormat = 2
 
 const seqKey = "cairn.seq"
 
@@ -80,7 +84,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
-	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}}
+	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]int{}}
 	if err := ix.openLexical(); err != nil {
 		return nil, err
 	}
@@ -124,6 +128,9 @@ func (ix *Index) openLexical() error {
 				b.Close()
 			} else {
 				ix.bleve, ix.meta, ix.seq, ix.metaSeen = b, m.Docs, m.Seq, m.Seq
+				for _, dm := range m.Docs {
+					ix.countWho(dm, 1)
+				}
 				return nil
 			}
 		}
@@ -171,6 +178,12 @@ func (ix *Index) openVectors(e Embedder) {
 	vs, err := loadVectors(ix.vectorFile(), e.ID(), e.Dims())
 	switch {
 	case err == nil:
+		for _, n := range vs.list {
+			if m := ix.meta[n.path]; m != nil && m.Version == n.version {
+				n.meta = m
+			}
+		}
+		vs.dirty = false
 		ix.vec = vs
 		return
 	case errors.Is(err, os.ErrNotExist):
@@ -207,6 +220,16 @@ func (ix *Index) Scope(path string) (scope, project string, ok bool) {
 		return "", "", false
 	}
 	return m.Scope, m.Project, true
+}
+
+// Sequence is the sequence neighbours a document was indexed with.
+func (ix *Index) Sequence(path string) []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if m := ix.meta[path]; m != nil {
+		return m.Seq
+	}
+	return nil
 }
 
 // Len is the number of documents indexed.
@@ -256,16 +279,27 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	}
 	ix.seq = seq
 	for _, d := range docs {
-		m := &docMeta{Version: d.Version, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type)}
+		m := &docMeta{Version: d.Version, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence}
 		for _, t := range d.Tags {
 			m.Tags = append(m.Tags, normTag(t))
 		}
 		if !d.Date.IsZero() {
 			m.Date = d.Date.Unix()
 		}
+		for _, w := range d.Who {
+			if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
+				m.Who = append(m.Who, w)
+			}
+		}
+		ix.countWho(ix.meta[d.Path], -1)
+		ix.countWho(m, 1)
 		ix.meta[d.Path] = m
+		if ix.vec != nil {
+			ix.vec.setMeta(d.Path, m)
+		}
 	}
 	for _, p := range deletes {
+		ix.countWho(ix.meta[p], -1)
 		delete(ix.meta, p)
 	}
 	if ix.vec != nil {
@@ -280,6 +314,17 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 		}
 	}
 	return nil
+}
+
+func (ix *Index) countWho(m *docMeta, delta int) {
+	if m == nil {
+		return
+	}
+	for _, w := range m.Who {
+		if ix.who[w] += delta; ix.who[w] <= 0 {
+			delete(ix.who, w)
+		}
+	}
 }
 
 // QueueMissingVectors queues every document whose vectors are missing or

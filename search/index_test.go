@@ -214,7 +214,7 @@ func TestHybridFusesBothLists(t *testing.T) {
 	if h.Path != "acme/decisions/cdn.md" || h.Lexical == nil || h.Semantic == nil {
 		t.Fatalf("want the CDN note found by both lists, got %+v", h)
 	}
-	want := 1/float64(RRFK+h.Lexical.Rank) + 1/float64(RRFK+h.Semantic.Rank)
+	want := LexicalWeight/float64(RRFK+h.Lexical.Rank) + SemanticWeight/float64(RRFK+h.Semantic.Rank)
 	if h.Score != want {
 		t.Errorf("RRF score %v, want %v", h.Score, want)
 	}
@@ -242,6 +242,9 @@ func TestSnippetMarksMatchesInMarkdown(t *testing.T) {
 	s := ix.Snippet(body, "ecole lyon", nil)
 	if !strings.Contains(s, "**écoles**") || !strings.Contains(s, "**Lyon**") {
 		t.Errorf("matches not in bold: %q", s)
+	}
+	if e := ix.Snippet("Visite de l'école demain.", "ecole", nil); !strings.Contains(e, "école**") {
+		t.Errorf("elided word not marked: %q", e)
 	}
 	if !strings.Contains(s, "a < b & c > d, the <b>tag</b>") || strings.Contains(s, "&lt;") {
 		t.Errorf("snippet must keep the text as written: %q", s)

@@ -24,6 +24,8 @@ const (
 	fAliases = "aliases"
 	fBody    = "body"
 	fMeta    = "meta"
+	fContext = "context"
+	fWho     = "who"       // keyword, lower case
 	fPath    = "path"      // keyword: prefix filters
 	fPathTxt = "path_text" // words of the path
 	fTags    = "tags"      // keyword, lower case
@@ -35,12 +37,15 @@ const (
 	fDate    = "date"
 )
 
+// textFields are indexed once per language.
+var textFields = []string{fTitle, fAliases, fBody, fMeta, fContext}
+
 // langs are the analysers every text field is indexed with.
 var langs = []string{"en", "fr"}
 
 // Field weights in the lexical query: a title or alias match says more
 // than one word deep in a body.
-var fieldBoost = map[string]float64{fTitle: 3, fAliases: 2.5, fBody: 1, fMeta: 0.6, fPathTxt: 0.8, fTags: 2, fType: 1}
+var fieldBoost = map[string]float64{fTitle: 3, fAliases: 2.5, fBody: 1, fMeta: 0.6, fContext: 1, fPathTxt: 0.8, fTags: 2, fType: 1}
 
 func indexMapping() mapping.IndexMapping {
 	im := bleve.NewIndexMapping()
@@ -57,13 +62,13 @@ func indexMapping() mapping.IndexMapping {
 		f.DocValues = false
 		return f
 	}
-	for _, base := range []string{fTitle, fAliases, fBody, fMeta} {
+	for _, base := range textFields {
 		for _, l := range langs {
 			dm.AddFieldMappingsAt(base+"_"+l, text(l))
 		}
 	}
 	dm.AddFieldMappingsAt(fPathTxt, text("standard"))
-	for _, k := range []string{fPath, fTags, fType, fClass, fProject, fOwner, fScope} {
+	for _, k := range []string{fPath, fTags, fType, fClass, fProject, fOwner, fScope, fWho} {
 		dm.AddFieldMappingsAt(k, text("keyword"))
 	}
 	df := bleve.NewDateTimeFieldMapping()
@@ -97,9 +102,17 @@ func bleveDoc(d *Doc) map[string]any {
 		}
 		m[fTags] = tags
 	}
+	if len(d.Who) > 0 {
+		who := make([]string, len(d.Who))
+		for i, w := range d.Who {
+			who[i] = strings.ToLower(strings.TrimSpace(w))
+		}
+		m[fWho] = who
+	}
 	for _, l := range langs {
 		set(fTitle+"_"+l, d.Title)
 		set(fBody+"_"+l, d.Body)
+		set(fContext+"_"+l, d.Context)
 		if len(d.Aliases) > 0 {
 			m[fAliases+"_"+l] = d.Aliases
 		}
@@ -183,7 +196,7 @@ func textQuery(text string) query.Query {
 		q.SetBoost(boost)
 		qs = append(qs, q)
 	}
-	for _, base := range []string{fTitle, fAliases, fBody, fMeta} {
+	for _, base := range textFields {
 		for _, l := range langs {
 			add(base+"_"+l, fieldBoost[base])
 		}

@@ -45,42 +45,120 @@ func (ix *Index) Snippet(body, query string, hint *Chunk) string {
 
 // matches finds the byte spans of body whose analysed term is one of the
 // query's, in either language; terms numbers each span's query term.
+// Analysing a whole body twice per hit was most of a search's time, so
+// the body is cut into words by hand and only the words that start like
+// a query word (two letters, case and accents folded) are analysed.
 func (ix *Index) matches(body, query string) ([]span, map[span]int) {
 	terms := map[span]int{}
 	var spans []span
-	ids := map[string]int{}
+	type lang struct {
+		a    analysis.Analyzer
+		want map[string]int
+	}
+	var ls []lang
+	prefixes := map[string]bool{}
+	id := 0
 	for _, l := range langs {
 		a := ix.analyzer(l)
 		if a == nil {
 			continue
 		}
-		want := map[string]bool{}
+		want := map[string]int{}
 		for _, t := range a.Analyze([]byte(query)) {
-			want[string(t.Term)] = true
+			if _, ok := want[string(t.Term)]; !ok {
+				want[string(t.Term)] = id
+				id++
+			}
+			prefixes[prefix2(string(t.Term))] = true
 		}
-		if len(want) == 0 {
+		if len(want) > 0 {
+			ls = append(ls, lang{a, want})
+		}
+	}
+	for _, w := range strings.FieldsFunc(query, notWordRune) {
+		prefixes[prefix2(w)] = true
+	}
+	if len(ls) == 0 {
+		return nil, terms
+	}
+	for start := 0; start < len(body); {
+		r, size := utf8.DecodeRuneInString(body[start:])
+		if !isWordRune(r) {
+			start += size
 			continue
 		}
-		for _, t := range a.Analyze([]byte(body)) {
-			term := string(t.Term)
-			if !want[term] {
-				continue
+		end := start + size
+		for end < len(body) {
+			r, size := utf8.DecodeRuneInString(body[end:])
+			if !isWordRune(r) && r != '\'' && r != '’' {
+				break
 			}
-			s := span{t.Start, t.End}
-			if _, dup := terms[s]; dup {
-				continue
-			}
-			id, ok := ids[l+":"+term]
-			if !ok {
-				id = len(ids)
-				ids[l+":"+term] = id
-			}
-			terms[s] = id
-			spans = append(spans, s)
+			end += size
 		}
+		word := strings.TrimRight(body[start:end], "'’")
+		_, elided, ok := strings.Cut(strings.ReplaceAll(word, "’", "'"), "'")
+		if prefixes[prefix2(word)] || ok && prefixes[prefix2(elided)] {
+			for _, l := range ls {
+				for _, t := range l.a.Analyze([]byte(word)) {
+					if tid, ok := l.want[string(t.Term)]; ok {
+						s := span{start + t.Start, start + t.End}
+						if _, dup := terms[s]; !dup {
+							terms[s] = tid
+							spans = append(spans, s)
+						}
+					}
+				}
+			}
+		}
+		start = end
 	}
 	sortSpans(spans)
 	return spans, terms
+}
+
+func isWordRune(r rune) bool  { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func notWordRune(r rune) bool { return !isWordRune(r) }
+
+// prefix2 is a word's first two letters, lower case, accents folded.
+func prefix2(w string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range w {
+		if n == 2 {
+			break
+		}
+		r = unicode.ToLower(foldRune(r))
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// foldRune drops the accent of the Latin letters French and its
+// neighbours use.
+func foldRune(r rune) rune {
+	if r < 0xC0 {
+		return r
+	}
+	switch {
+	case strings.ContainsRune("àáâãäåÀÁÂÃÄÅ", r):
+		return 'a'
+	case strings.ContainsRune("çÇ", r):
+		return 'c'
+	case strings.ContainsRune("èéêëÈÉÊË", r):
+		return 'e'
+	case strings.ContainsRune("ìíîïÌÍÎÏ", r):
+		return 'i'
+	case strings.ContainsRune("ñÑ", r):
+		return 'n'
+	case strings.ContainsRune("òóôõöÒÓÔÕÖ", r):
+		return 'o'
+	case strings.ContainsRune("ùúûüÙÚÛÜ", r):
+		return 'u'
+	case strings.ContainsRune("ýÿÝ", r):
+		return 'y'
+	}
+	return r
 }
 
 // MatchesIn reports whether text holds any of query's terms.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"sort"
 	"sync"
 )
@@ -17,10 +18,16 @@ import (
 // vecNote is one note's chunk vectors: int8 components with one scale per
 // chunk (a quarter of float32's memory, and the ranking barely moves).
 type vecNote struct {
+	path    string
 	version string
 	chunks  []Chunk
 	scale   []float32
 	q       []int8 // len(chunks) * dims
+	// meta is the index's record of the document (its scope and filter
+	// fields), kept current by Index.Apply; nil when the document is not
+	// indexed or its vectors are of an older version.
+	meta *docMeta
+	slot int // position in vectors.list
 }
 
 // vectors holds every note's chunk vectors in memory, for exact search.
@@ -34,11 +41,37 @@ type vectors struct {
 	model string
 	dims  int
 	notes map[string]*vecNote
+	list  []*vecNote // the same notes, for a fast scan
 	dirty bool
 }
 
 func newVectors(model string, dims int) *vectors {
 	return &vectors{model: model, dims: dims, notes: map[string]*vecNote{}}
+}
+
+// set adds or replaces a note (the caller holds mu).
+func (vs *vectors) set(n *vecNote) {
+	if old := vs.notes[n.path]; old != nil {
+		n.slot = old.slot
+		vs.list[n.slot] = n
+	} else {
+		n.slot = len(vs.list)
+		vs.list = append(vs.list, n)
+	}
+	vs.notes[n.path] = n
+	vs.dirty = true
+}
+
+// setMeta points a note's vectors at the document's new record.
+func (vs *vectors) setMeta(path string, m *docMeta) {
+	vs.mu.Lock()
+	if n := vs.notes[path]; n != nil {
+		n.meta = nil // stale vectors are skipped until made again
+		if m != nil && m.Version == n.version {
+			n.meta = m
+		}
+	}
+	vs.mu.Unlock()
 }
 
 // quantize turns unit vectors into int8 with a per-vector scale.
@@ -61,17 +94,20 @@ func quantize(vs [][]float32, dims int) ([]float32, []int8) {
 	return scale, q
 }
 
-func (vs *vectors) put(path, version string, chunks []Chunk, vecs [][]float32) {
+func (vs *vectors) put(path, version string, chunks []Chunk, vecs [][]float32, m *docMeta) {
 	scale, q := quantize(vecs, vs.dims)
 	vs.mu.Lock()
-	vs.notes[path] = &vecNote{version: version, chunks: chunks, scale: scale, q: q}
-	vs.dirty = true
+	vs.set(&vecNote{path: path, version: version, chunks: chunks, scale: scale, q: q, meta: m})
 	vs.mu.Unlock()
 }
 
 func (vs *vectors) remove(path string) {
 	vs.mu.Lock()
-	if _, ok := vs.notes[path]; ok {
+	if n, ok := vs.notes[path]; ok {
+		last := vs.list[len(vs.list)-1]
+		last.slot = n.slot
+		vs.list[n.slot] = last
+		vs.list = vs.list[:len(vs.list)-1]
 		delete(vs.notes, path)
 		vs.dirty = true
 	}
@@ -96,25 +132,48 @@ type semHit struct {
 }
 
 // search scores every chunk of every note allow accepts against the
-// query vector and keeps each note's best chunk: the n best notes. Lock
-// order: the caller may hold Index.mu; allow must not take it.
-func (vs *vectors) search(qv []float32, allow func(path string) bool, n int) []semHit {
+// query vector and keeps each note's best chunk: the n best notes. Large
+// sets are scanned by one goroutine per CPU. Lock order: the caller may
+// hold Index.mu; allow must not take it.
+func (vs *vectors) search(qv []float32, allow func(path string, m *docMeta) bool, n int) []semHit {
 	vs.mu.RLock()
 	defer vs.mu.RUnlock()
+	parts := 1
+	if len(vs.list) >= 4000 {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	tops := make([][]semHit, parts)
+	var wg sync.WaitGroup
+	for w := 0; w < parts; w++ {
+		lo, hi := w*len(vs.list)/parts, (w+1)*len(vs.list)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tops[w] = vs.scan(vs.list[lo:hi], qv, allow, n)
+		}()
+	}
+	wg.Wait()
+	top := tops[0]
+	for _, t := range tops[1:] {
+		for _, h := range t {
+			top = insertTop(top, h, n)
+		}
+	}
+	return top
+}
+
+func (vs *vectors) scan(list []*vecNote, qv []float32, allow func(string, *docMeta) bool, n int) []semHit {
 	top := make([]semHit, 0, n+1)
-	for p, note := range vs.notes {
-		if !allow(p) {
+	d := vs.dims
+	qv = qv[:d]
+	for _, note := range list {
+		m := note.meta
+		if m == nil || !allow(note.path, m) { // nil: stale or not indexed
 			continue
 		}
 		best, bestChunk := float32(-2), -1
-		d := vs.dims
 		for c := range note.chunks {
-			row := note.q[c*d : c*d+d]
-			var s float32
-			for j, x := range row {
-				s += qv[j] * float32(x)
-			}
-			s *= note.scale[c]
+			s := dot(qv, note.q[c*d:c*d+d]) * note.scale[c]
 			if s > best {
 				best, bestChunk = s, c
 			}
@@ -122,17 +181,42 @@ func (vs *vectors) search(qv []float32, allow func(path string) bool, n int) []s
 		if bestChunk < 0 {
 			continue
 		}
-		h := semHit{Path: p, Sim: float64(best), Chunk: note.chunks[bestChunk]}
+		h := semHit{Path: note.path, Sim: float64(best), Chunk: note.chunks[bestChunk]}
 		if len(top) == n && !better(h, top[n-1]) {
 			continue
 		}
-		i := sort.Search(len(top), func(i int) bool { return better(h, top[i]) })
-		top = append(top, semHit{})
-		copy(top[i+1:], top[i:])
-		top[i] = h
-		if len(top) > n {
-			top = top[:n]
-		}
+		top = insertTop(top, h, n)
+	}
+	return top
+}
+
+// dot is the dot product of a float query and an int8 row of the same
+// length, four components at a time.
+func dot(q []float32, row []int8) float32 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(row); i += 4 {
+		s0 += q[i] * float32(row[i])
+		s1 += q[i+1] * float32(row[i+1])
+		s2 += q[i+2] * float32(row[i+2])
+		s3 += q[i+3] * float32(row[i+3])
+	}
+	for ; i < len(row); i++ {
+		s0 += q[i] * float32(row[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+func insertTop(top []semHit, h semHit, n int) []semHit {
+	i := sort.Search(len(top), func(i int) bool { return better(h, top[i]) })
+	if i >= n {
+		return top
+	}
+	top = append(top, semHit{})
+	copy(top[i+1:], top[i:])
+	top[i] = h
+	if len(top) > n {
+		top = top[:n]
 	}
 	return top
 }
@@ -292,7 +376,8 @@ func loadVectors(file, model string, dims int) (*vectors, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: record %d: %v", errVecFile, i, err)
 		}
-		vs.notes[p] = n
+		n.path = p
+		vs.set(n)
 	}
 	if _, err := r.ReadByte(); err != io.EOF {
 		return nil, fmt.Errorf("%w: trailing bytes", errVecFile)

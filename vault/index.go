@@ -177,6 +177,9 @@ func (v *Vault) syncIndex(full bool) error {
 		return nil
 	}
 	sort.Strings(todo)
+	if !full {
+		todo = v.withNeighbours(ix, todo, gone)
+	}
 	if err := ix.Apply(nil, gone); err != nil {
 		return err
 	}
@@ -192,6 +195,37 @@ func (v *Vault) syncIndex(full bool) error {
 		}
 	}
 	return nil
+}
+
+// withNeighbours adds to todo the sequence neighbours of the changed
+// notes, before and after the change: their context holds the changed
+// note's words.
+func (v *Vault) withNeighbours(ix *search.Index, todo, gone []string) []string {
+	in := map[string]bool{}
+	for _, p := range todo {
+		in[p] = true
+	}
+	var extra []string
+	add := func(q string) {
+		if !in[q] && v.entry(q, false) != nil {
+			in[q] = true
+			extra = append(extra, q)
+		}
+	}
+	for _, p := range append(append([]string{}, todo...), gone...) {
+		for _, q := range ix.Sequence(p) {
+			add(q)
+		}
+		if e := v.entry(p, false); e != nil {
+			if data, err := readFileNoFollow(v.abs(p)); err == nil {
+				for _, q := range v.sequenceOf(p, ParseNote(p, data)) {
+					add(q)
+				}
+			}
+		}
+	}
+	sort.Strings(extra)
+	return append(todo, extra...)
 }
 
 // indexSoon schedules an index update in the background (after a write),
@@ -317,6 +351,9 @@ func (v *Vault) searchDoc(p string) (*search.Doc, error) {
 		Scope: scope, Body: string(n.Body), Date: fi.ModTime(),
 	}
 	d.Date, d.Meta = noteDateAndMeta(n, fi.ModTime())
+	d.Who = whoOf(n)
+	d.Sequence = v.sequenceOf(p, n)
+	d.Context = v.contextOf(d.Sequence)
 	return d, nil
 }
 

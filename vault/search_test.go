@@ -265,3 +265,41 @@ func TestRecallKeepsTheBudget(t *testing.T) {
 		t.Errorf("an empty topic must be refused naming topic: %v", err)
 	}
 }
+
+// Notes linked as a sequence (typed links `follows`) are indexed with
+// their neighbours' words: a question asked in one turn finds the reply
+// in the next; an edit of one turn reaches its neighbours' context.
+func TestSearchUsesSequences(t *testing.T) {
+	v, _ := sampleVault(t)
+	mk := func(body string, links []LinkSpec) *Written {
+		t.Helper()
+		w, err := v.CreateNote(owner, CreateArgs{Project: "acme", Path: "chat", Body: body, Links: links})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	q := mk("# Turn 1\n\nWhich bakery supplies the croissants for the offsite?\n", nil)
+	a := mk("# Turn 2\n\nIt is Maison Dufour, near the station.\n", []LinkSpec{{Type: "follows", To: q.Path}})
+	r := searchT(t, v, owner, SearchArgs{Query: "bakery croissants offsite", Mode: "lexical"})
+	if got := resultPaths(r); len(got) < 2 || !contains(got[:2], a.Path) {
+		t.Fatalf("the reply must be found with its question: %v", got)
+	}
+	content := "Also: who brings the pastries?"
+	if _, err := v.EditNote(owner, EditArgs{Ref: q.ID, VersionToken: q.VersionToken, Operation: "append", Content: &content}); err != nil {
+		t.Fatal(err)
+	}
+	r = searchT(t, v, owner, SearchArgs{Query: "pastries", Mode: "lexical"})
+	if got := resultPaths(r); !contains(got, a.Path) {
+		t.Errorf("an edit of the question must reach the reply's context: %v", got)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

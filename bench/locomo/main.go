@@ -1,0 +1,260 @@
+// Command locomo measures retrieval quality on LoCoMo (Maharana et al.,
+// 2024): 10 long conversations, each ingested into its own project as one
+// note per dialogue turn, and their questions asked within that project.
+// It reports recall@5/10/20 (the fraction of a question's evidence turns
+// found in the top k) per question category and overall, for lexical,
+// semantic and hybrid search, with search latency. Category 5 (adversarial
+// questions with no answer in the conversation) is skipped.
+//
+//	go run ./bench/locomo -data ../shared/data/locomo10.json
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/vault"
+)
+
+type sample struct {
+	ID           string                     `json:"sample_id"`
+	Conversation map[string]json.RawMessage `json:"conversation"`
+	QA           []struct {
+		Question string   `json:"question"`
+		Evidence []string `json:"evidence"`
+		Category int      `json:"category"`
+	} `json:"qa"`
+}
+
+type turn struct {
+	Speaker string `json:"speaker"`
+	DiaID   string `json:"dia_id"`
+	Text    string `json:"text"`
+	Caption string `json:"blip_caption"`
+}
+
+var categoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+func main() {
+	data := flag.String("data", "../shared/data/locomo10.json", "the LoCoMo file")
+	keep := flag.String("vault", "", "build the vault here and keep it (default: a temporary folder)")
+	convs := flag.Int("convs", 0, "only the first N conversations (0: all)")
+	modes := flag.String("modes", "lexical,semantic,hybrid", "modes to measure")
+	flag.Parse()
+	if err := run(*data, *keep, *convs, strings.Split(*modes, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "locomo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dataFile, keep string, maxConvs int, modes []string) error {
+	raw, err := os.ReadFile(dataFile)
+	if err != nil {
+		return err
+	}
+	var samples []sample
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		return fmt.Errorf("%s: %w", dataFile, err)
+	}
+	if maxConvs > 0 && maxConvs < len(samples) {
+		samples = samples[:maxConvs]
+	}
+	dir := keep
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "locomo-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	src := filepath.Join(dir, "src")
+	turns, err := writeNotes(src, samples)
+	if err != nil {
+		return err
+	}
+	vdir := filepath.Join(dir, "vault")
+	if _, err := vault.Init(vdir, vault.InitOptions{From: src}); err != nil {
+		return err
+	}
+	v, err := vault.Open(vdir, vault.Options{})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	start := time.Now()
+	ix, err := v.SearchIndex()
+	if err != nil {
+		return err
+	}
+	lexTime := time.Since(start)
+	ix.WaitVectors(10 * time.Minute)
+	fmt.Printf("%d conversations, %d turns: indexed in %s, embedded in %s more\n\n", len(samples), turns, lexTime.Round(time.Millisecond), (time.Since(start) - lexTime).Round(time.Millisecond))
+
+	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+	ks := []int{5, 10, 20}
+	fmt.Println("| mode | category | questions | recall@5 | recall@10 | recall@20 | p50 | p99 |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, mode := range modes {
+		sums := map[int][]float64{} // category → sums per k (0 = all)
+		counts := map[int]int{}
+		var lat []time.Duration
+		for _, s := range samples {
+			for _, q := range s.QA {
+				if q.Category == 5 || len(q.Evidence) == 0 {
+					continue
+				}
+				t0 := time.Now()
+				res, err := v.Search(context.Background(), caller, vault.SearchArgs{Query: q.Question, Project: s.ID, Limit: 20, Mode: mode})
+				lat = append(lat, time.Since(t0))
+				if err != nil {
+					return fmt.Errorf("%s: %q: %w", s.ID, q.Question, err)
+				}
+				var got []string
+				for _, h := range res.Results {
+					got = append(got, diaOf(h.Path))
+				}
+				for _, cat := range []int{0, q.Category} {
+					if sums[cat] == nil {
+						sums[cat] = make([]float64, len(ks))
+					}
+					counts[cat]++
+					for i, k := range ks {
+						sums[cat][i] += recallAt(got, q.Evidence, k)
+					}
+				}
+			}
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		p := func(f float64) string {
+			return fmt.Sprintf("%.1f ms", float64(lat[int(f*float64(len(lat)-1))].Microseconds())/1000)
+		}
+		for _, cat := range []int{1, 2, 3, 4, 0} {
+			name := categoryNames[cat]
+			if cat == 0 {
+				name = "**all**"
+			}
+			if counts[cat] == 0 {
+				continue
+			}
+			r := sums[cat]
+			n := float64(counts[cat])
+			lp50, lp99 := "", ""
+			if cat == 0 {
+				lp50, lp99 = p(0.5), p(0.99)
+			}
+			fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %s | %s |\n", mode, name, counts[cat], r[0]/n, r[1]/n, r[2]/n, lp50, lp99)
+		}
+	}
+	return nil
+}
+
+// recallAt is the fraction of the evidence turns among the first k.
+func recallAt(got, evidence []string, k int) float64 {
+	top := map[string]bool{}
+	for _, g := range got[:min(k, len(got))] {
+		top[g] = true
+	}
+	found := 0
+	for _, e := range evidence {
+		if top[normDia(e)] {
+			found++
+		}
+	}
+	return float64(found) / float64(len(evidence))
+}
+
+var diaRe = regexp.MustCompile(`D(\d+):(\d+)`)
+
+// normDia reads an evidence id as written in the data ("D1:3", and a few
+// irregular ones such as "D:1:3" or "D1:3 ").
+func normDia(s string) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "D:", "D")
+	if m := diaRe.FindStringSubmatch(s); m != nil {
+		return "D" + m[1] + ":" + m[2]
+	}
+	return s
+}
+
+// diaOf is the dialogue id of a turn note's path (…/D1-3.md → D1:3).
+func diaOf(p string) string {
+	base := strings.TrimSuffix(filepath.Base(p), ".md")
+	return strings.Replace(base, "-", ":", 1)
+}
+
+var sessionRe = regexp.MustCompile(`^session_(\d+)$`)
+
+// writeNotes writes every turn as a note: speaker, session and the
+// session's date in frontmatter; the words, and a shared photo's caption,
+// in the body.
+func writeNotes(dir string, samples []sample) (int, error) {
+	n := 0
+	for _, s := range samples {
+		proj := filepath.Join(dir, s.ID)
+		if err := os.MkdirAll(proj, 0o755); err != nil {
+			return 0, err
+		}
+		marker := fmt.Sprintf("handle: %s\nname: Conversation %s\n", s.ID, s.ID)
+		if err := os.WriteFile(filepath.Join(proj, ".cairn-project.yaml"), []byte(marker), 0o644); err != nil {
+			return 0, err
+		}
+		for key, val := range s.Conversation {
+			m := sessionRe.FindStringSubmatch(key)
+			if m == nil {
+				continue
+			}
+			var turns []turn
+			if err := json.Unmarshal(val, &turns); err != nil {
+				return 0, fmt.Errorf("%s %s: %w", s.ID, key, err)
+			}
+			var when string
+			json.Unmarshal(s.Conversation[key+"_date_time"], &when)
+			date := sessionDate(when)
+			sdir := filepath.Join(proj, "session-"+m[1])
+			os.MkdirAll(sdir, 0o755)
+			prev := ""
+			for _, t := range turns {
+				// Each turn follows the one before it: a typed link, which
+				// search uses as a sequence (docs/search.md).
+				follows := ""
+				if prev != "" {
+					follows = fmt.Sprintf("links:\n  - type: follows\n    to: %q\n", prev)
+				}
+				prev = s.ID + "/session-" + m[1] + "/" + strings.Replace(t.DiaID, ":", "-", 1)
+				body := t.Text
+				if t.Caption != "" {
+					body += "\n\n(shares a photo: " + t.Caption + ")"
+				}
+				// A neutral title: the words are the body's.
+				title := t.DiaID + " " + t.Speaker
+				note := fmt.Sprintf("---\nspeaker: %s\nsession: %s\ndate: %s\nsession_time: %q\n%s---\n\n# %s\n\n%s\n",
+					t.Speaker, m[1], date, when, follows, strings.ReplaceAll(title, "#", ""), body)
+				name := strings.Replace(t.DiaID, ":", "-", 1) + ".md"
+				if err := os.WriteFile(filepath.Join(sdir, name), []byte(note), 0o644); err != nil {
+					return 0, err
+				}
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// sessionDate turns "1:56 pm on 8 May, 2023" into 2023-05-08.
+func sessionDate(s string) string {
+	_, day, ok := strings.Cut(s, " on ")
+	if !ok {
+		return ""
+	}
+	t, err := time.Parse("2 January, 2006", strings.TrimSpace(day))
+	if err != nil {
+		return ""
+	}
+	return t.Format("2006-01-02")
+}

@@ -1,0 +1,92 @@
+package vault
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/wikilinks"
+	"gopkg.in/yaml.v3"
+)
+
+// sequenceTypes are the typed links that put notes in a sequence: a
+// conversation's turns, a journal's days, a meeting and its follow-up.
+// Search indexes a note with its neighbours' words (at a low weight) and
+// passes a share of each hit's score to them, since the answer to a
+// question often sits in the turn after the one that matches it.
+var sequenceTypes = map[string]bool{"follows": true, "precedes": true, "replies_to": true, "previous": true, "next": true}
+
+// whoKeys are the frontmatter keys that name the person a note is by.
+var whoKeys = []string{"speaker", "author", "by", "from", "who"}
+
+// contextBytes bounds how much of each neighbour's body joins a note's
+// context.
+const contextBytes = 600
+
+// sequenceOf lists the notes p is next to in a sequence: the targets of its
+// own sequence links and the notes whose sequence links point at it.
+func (v *Vault) sequenceOf(p string, n *Note) []string {
+	seen := map[string]bool{p: true}
+	var out []string
+	add := func(q string) {
+		if q != "" && !seen[q] {
+			seen[q] = true
+			out = append(out, q)
+		}
+	}
+	for _, l := range n.TypedLinks() {
+		if !sequenceTypes[l.Type] {
+			continue
+		}
+		if r := v.cat.graph.Resolve(l.Target); r.Status == wikilinks.Resolved {
+			add(v.cat.pathOf(r.ID))
+		}
+	}
+	if e := v.entry(p, false); e != nil {
+		for _, ed := range v.cat.graph.Incoming(e.ID, nil) {
+			if ed.Typed && sequenceTypes[ed.Type] {
+				add(v.cat.pathOf(ed.From))
+			}
+		}
+	}
+	return out
+}
+
+// contextOf is the start of each neighbour's body, for the index.
+func (v *Vault) contextOf(paths []string) string {
+	var b strings.Builder
+	for _, q := range paths {
+		data, err := readFileNoFollow(v.abs(q))
+		if err != nil {
+			continue
+		}
+		body := strings.TrimSpace(string(ParseNote(q, data).Body))
+		if len(body) > contextBytes {
+			cut := contextBytes
+			for cut > 0 && !utf8.RuneStart(body[cut]) {
+				cut--
+			}
+			body = body[:cut]
+		}
+		b.WriteString(body)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// whoOf reads the people a note is by from its frontmatter.
+func whoOf(n *Note) []string {
+	var out []string
+	for _, k := range whoKeys {
+		node := n.key(k)
+		if node == nil {
+			continue
+		}
+		switch node.Kind {
+		case yaml.ScalarNode:
+			out = append(out, strings.TrimSpace(node.Value))
+		case yaml.SequenceNode:
+			out = append(out, stringList(node)...)
+		}
+	}
+	return out
+}
