@@ -17,7 +17,7 @@ import {
   startHttpServer,
 } from './helpers.mjs';
 
-const READ_TOOLS = ['whoami', 'get_my_projects', 'list_notes', 'get_note'];
+const READ_TOOLS = ['whoami', 'get_my_projects', 'list_notes', 'get_note', 'search', 'recall'];
 const WRITE_TOOLS = ['create_note', 'edit_note', 'delete_note'];
 const GATEWAY_TOOLS = [...READ_TOOLS, ...WRITE_TOOLS];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
@@ -202,6 +202,37 @@ function fullAccessFlow(open, { principal = 'owner' } = {}) {
     assert.ok(note.links.incoming.some((l) => l.from.title === 'E2E gamma'), JSON.stringify(note.links.incoming));
     const { text } = await callErr(client, 'move_note', { ref: alpha, toPath: 'acme/infra' });
     assert.match(text, /toPath/);
+  });
+
+  it('search: finds the note written a moment ago, with a Markdown snippet and each list\'s rank', async () => {
+    assert.ok(state.id, 'create_note ran first');
+    const res = await callOk(client, 'search', { query: 'hello from the TypeScript client', limit: 5 });
+    assert.equal(res.mode, 'hybrid');
+    const hit = res.results.find((r) => r.id === state.id);
+    assert.ok(hit, `the new note is not found: ${JSON.stringify(res.results.map((r) => r.path))}`);
+    assert.equal(res.results[0].id, state.id, 'the new note should rank first');
+    assert.match(hit.snippet, /\*\*TypeScript\*\*/);
+    assert.equal(hit.lexical.rank, 1);
+    assert.ok(hit.semantic && hit.semantic.rank >= 1, JSON.stringify(hit));
+    const fr = await callOk(client, 'search', { query: 'decision region hebergement', mode: 'lexical', project: 'acme' });
+    assert.match(fr.results[0].title, /^Décision région/);
+  });
+
+  it('search: a bad argument is an error naming it', async () => {
+    assert.match((await callErr(client, 'search', { query: 'x', mode: 'fuzzy' })).text, /mode/);
+    assert.match((await callErr(client, 'search', { query: 'x', after: 'yesterday' })).text, /after/);
+    assert.match((await callErr(client, 'search', { query: 'x', limit: 500 })).text, /limit/);
+  });
+
+  it('recall: a context within budgetTokens, each excerpt with its source', async () => {
+    const res = await callOk(client, 'recall', { topic: 'How do we roll back a bad deploy?', budgetTokens: 300 });
+    assert.ok(res.usedTokens > 0 && res.usedTokens <= 300, `usedTokens ${res.usedTokens}`);
+    assert.equal(res.tokenizer, 'o200k_base');
+    assert.ok(res.items.length > 0);
+    for (const it of res.items) {
+      assert.ok(res.context.includes(`source: ${it.path} (id ${it.id})`), `no source line for ${it.path}`);
+    }
+    assert.match((await callErr(client, 'recall', { topic: 'x', budgetTokens: 10 })).text, /budgetTokens/);
   });
 
   it('delete_note: moves to the trash; get_note then fails', async () => {

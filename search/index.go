@@ -41,6 +41,7 @@ type Index struct {
 	mu       sync.RWMutex // guards meta, who and seq
 	meta     map[string]*docMeta
 	who      map[string]int // name → documents by that person
+	scopeIDs map[string]int // scope → its number (see docMeta.scope)
 	seq      uint64
 	metaSeen uint64 // seq of the last manifest saved
 	rebuilt  string // why the index started empty, if it did
@@ -62,6 +63,7 @@ type docMeta struct {
 	Date    int64    `json:"d,omitempty"` // unix seconds, 0 when none
 	Who     []string `json:"w,omitempty"` // lower case
 	Seq     []string `json:"q,omitempty"` // sequence neighbours
+	scope   int      // Scope's number in Index.scopeIDs, for a fast filter
 }
 
 type manifest struct {
@@ -84,7 +86,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
-	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]int{}}
+	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]int{}, scopeIDs: map[string]int{}}
 	if err := ix.openLexical(); err != nil {
 		return nil, err
 	}
@@ -130,6 +132,7 @@ func (ix *Index) openLexical() error {
 				ix.bleve, ix.meta, ix.seq, ix.metaSeen = b, m.Docs, m.Seq, m.Seq
 				for _, dm := range m.Docs {
 					ix.countWho(dm, 1)
+					dm.scope = ix.scopeID(dm.Scope)
 				}
 				return nil
 			}
@@ -178,10 +181,8 @@ func (ix *Index) openVectors(e Embedder) {
 	vs, err := loadVectors(ix.vectorFile(), e.ID(), e.Dims())
 	switch {
 	case err == nil:
-		for _, n := range vs.list {
-			if m := ix.meta[n.path]; m != nil && m.Version == n.version {
-				n.meta = m
-			}
+		for _, n := range vs.notes {
+			vs.setSpanMeta(n, ix.meta[n.path])
 		}
 		vs.dirty = false
 		ix.vec = vs
@@ -209,6 +210,16 @@ func (ix *Index) Versions() map[string]string {
 		out[p] = m.Version
 	}
 	return out
+}
+
+// Version is the version of the document indexed at path ("" if none).
+func (ix *Index) Version(path string) string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if m := ix.meta[path]; m != nil {
+		return m.Version
+	}
+	return ""
 }
 
 // Scope is the scope and project a document was indexed with.
@@ -279,7 +290,7 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	}
 	ix.seq = seq
 	for _, d := range docs {
-		m := &docMeta{Version: d.Version, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence}
+		m := &docMeta{Version: d.Version, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, scope: ix.scopeID(d.Scope)}
 		for _, t := range d.Tags {
 			m.Tags = append(m.Tags, normTag(t))
 		}
@@ -314,6 +325,17 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 		}
 	}
 	return nil
+}
+
+// scopeID numbers a scope (the caller holds ix.mu for writing, or is
+// opening the index).
+func (ix *Index) scopeID(s string) int {
+	id, ok := ix.scopeIDs[s]
+	if !ok {
+		id = len(ix.scopeIDs)
+		ix.scopeIDs[s] = id
+	}
+	return id
 }
 
 func (ix *Index) countWho(m *docMeta, delta int) {

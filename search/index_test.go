@@ -365,3 +365,55 @@ func TestDeletesAndUpdates(t *testing.T) {
 		t.Errorf("vectors of the updated note: version %q", v)
 	}
 }
+
+// Notes embedded again and again leave dead rows in the arena, which is
+// compacted; searches stay right throughout and after a restart.
+func TestVectorArenaCompacts(t *testing.T) {
+	defer func(n int) { compactMin = n }(compactMin)
+	compactMin = 8
+	dir := t.TempDir()
+	var docs []*Doc
+	ix, _ := openT(t, dir, builtinT(t), func(p string) (*Doc, error) {
+		for _, d := range docs {
+			if d.Path == p {
+				return d, nil
+			}
+		}
+		return nil, os.ErrNotExist
+	})
+	words := []string{"kitten", "volcano", "bicycle", "piano", "glacier"}
+	for round := 0; round < 6; round++ {
+		docs = nil
+		for i, w := range words {
+			docs = append(docs, &Doc{Path: fmt.Sprintf("n/%d.md", i), Version: fmt.Sprint(round), Scope: "s", Title: w, Body: strings.Repeat(w+" ", 3) + "\n\n# More\n\n" + words[(i+round)%len(words)]})
+		}
+		ix.Apply(docs, nil)
+		if !ix.WaitVectors(10 * time.Second) {
+			t.Fatal("vectors not made")
+		}
+	}
+	ix.Apply(nil, []string{"n/4.md"})
+	check := func(ix *Index) {
+		t.Helper()
+		for i, w := range words[:4] {
+			r, _ := ix.Search(context.Background(), Query{Text: w, Mode: Semantic, Limit: 1, Filter: Filter{Scopes: []string{"s"}}})
+			if len(r.Hits) != 1 || r.Hits[0].Path != fmt.Sprintf("n/%d.md", i) {
+				t.Errorf("%s: %v", w, paths(r))
+			}
+		}
+	}
+	check(ix)
+	ix.vec.mu.RLock()
+	rows, live := len(ix.vec.flat)/ix.vec.dims, 0
+	for _, n := range ix.vec.notes {
+		live += len(n.chunks)
+	}
+	ix.vec.mu.RUnlock()
+	if rows-live > compactMin+live {
+		t.Errorf("the arena holds %d rows for %d live ones: not compacted", rows, live)
+	}
+	ix.Close()
+	ix2, _ := openT(t, dir, builtinT(t), nil)
+	defer ix2.Close()
+	check(ix2)
+}

@@ -186,22 +186,55 @@ func (f Filter) query() query.Query {
 	return bleve.NewConjunctionQuery(parts...)
 }
 
+// commonShare: a query term found in more than this share of the bodies
+// is left out of the query (once the index holds minCommonDocs documents):
+// BM25 gives it almost no weight, yet reading its postings was most of a
+// query's time on large vaults ("the" in the French fields, where no stop
+// word list removes it). Lucene's common-terms query does the same.
+const (
+	commonShare   = 0.5
+	minCommonDocs = 1000
+)
+
 // textQuery matches the words of text in every text field, in both
-// languages, weighted by field.
-func textQuery(text string) query.Query {
-	var qs []query.Query
-	add := func(field string, boost float64) {
-		q := bleve.NewMatchQuery(text)
-		q.SetField(field)
-		q.SetBoost(boost)
-		qs = append(qs, q)
+// languages, weighted by field. It is what a Bleve match query per field
+// would be, less the common terms.
+func (ix *Index) textQuery(ctx context.Context, text string) (query.Query, error) {
+	common, err := ix.commonTerms(ctx, text)
+	if err != nil {
+		return nil, err
 	}
-	for _, base := range textFields {
-		for _, l := range langs {
-			add(base+"_"+l, fieldBoost[base])
+	var qs []query.Query
+	for _, l := range langs {
+		a := ix.analyzer(l)
+		var terms []string
+		for _, t := range a.Analyze([]byte(text)) {
+			if !common[l+":"+string(t.Term)] {
+				terms = append(terms, string(t.Term))
+			}
+		}
+		if len(terms) == 0 {
+			continue
+		}
+		for _, base := range textFields {
+			field, boost := base+"_"+l, fieldBoost[base]
+			tqs := make([]query.Query, len(terms))
+			for i, term := range terms {
+				tq := bleve.NewTermQuery(term)
+				tq.SetField(field)
+				tq.SetBoost(boost)
+				tqs[i] = tq
+			}
+			dq := bleve.NewDisjunctionQuery(tqs...)
+			dq.SetMin(1)
+			dq.SetBoost(boost)
+			qs = append(qs, dq)
 		}
 	}
-	add(fPathTxt, fieldBoost[fPathTxt])
+	pq := bleve.NewMatchQuery(text)
+	pq.SetField(fPathTxt)
+	pq.SetBoost(fieldBoost[fPathTxt])
+	qs = append(qs, pq)
 	for _, k := range []string{fTags, fType} {
 		// Keyword fields match a whole tag or type written in the query.
 		for _, w := range strings.Fields(strings.ToLower(text)) {
@@ -211,7 +244,50 @@ func textQuery(text string) query.Query {
 			qs = append(qs, q)
 		}
 	}
-	return bleve.NewDisjunctionQuery(qs...)
+	return bleve.NewDisjunctionQuery(qs...), nil
+}
+
+// commonTerms are the query's terms (as "lang:term") in more than
+// commonShare of the bodies; none when that would leave no term at all.
+func (ix *Index) commonTerms(ctx context.Context, text string) (map[string]bool, error) {
+	n, err := ix.bleve.DocCount()
+	if err != nil || n < minCommonDocs {
+		return nil, err
+	}
+	adv, err := ix.bleve.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	common := map[string]bool{}
+	seen := map[string]bool{}
+	total, nCommon := 0, 0
+	for _, l := range langs {
+		for _, t := range ix.analyzer(l).Analyze([]byte(text)) {
+			total++
+			key := l + ":" + string(t.Term)
+			if !seen[key] {
+				seen[key] = true
+				tfr, err := r.TermFieldReader(ctx, t.Term, fBody+"_"+l, false, false, false)
+				if err != nil {
+					return nil, err
+				}
+				common[key] = float64(tfr.Count()) > commonShare*float64(n)
+				tfr.Close()
+			}
+			if common[key] {
+				nCommon++
+			}
+		}
+	}
+	if nCommon == total {
+		return nil, nil // only common words: search them anyway
+	}
+	return common, nil
 }
 
 // lexHit is one lexical result.
@@ -225,7 +301,11 @@ func (ix *Index) lexical(ctx context.Context, text string, f Filter, n int) ([]l
 	if strings.TrimSpace(text) == "" {
 		return nil, 0, nil
 	}
-	bq := query.NewBooleanQuery([]query.Query{textQuery(text)}, nil, nil)
+	tq, err := ix.textQuery(ctx, text)
+	if err != nil {
+		return nil, 0, fmt.Errorf("lexical search: %w", err)
+	}
+	bq := query.NewBooleanQuery([]query.Query{tq}, nil, nil)
 	bq.AddFilter(f.query())
 	req := bleve.NewSearchRequestOptions(bq, n, 0, false)
 	res, err := ix.bleve.SearchInContext(ctx, req)

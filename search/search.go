@@ -130,7 +130,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 			}
 			ix.mu.RLock()
 			defer ix.mu.RUnlock()
-			semc <- semResult{hits: ix.vec.search(vecs[0], ix.allow(q.Filter), n)}
+			semc <- semResult{hits: ix.vec.search(vecs[0], ix.vfilter(q.Filter), n)}
 		}()
 	} else {
 		semc <- semResult{}
@@ -236,7 +236,7 @@ func (ix *Index) fuse(lex []lexHit, sem []semHit, names map[string]bool, q Query
 	// (Doc.Sequence): an answer often sits beside the words that match the
 	// question. The neighbours pass the same filter.
 	{
-		allow := ix.allow(q.Filter)
+		allow := ix.vfilter(q.Filter).full
 		type scored struct {
 			path  string
 			score float64
@@ -304,10 +304,15 @@ func (ix *Index) fuse(lex []lexHit, sem []semHit, names map[string]bool, q Query
 	return out
 }
 
-// allow is the filter as a predicate on the manifest, for the vector scan;
-// the caller holds ix.mu (read).
-func (ix *Index) allow(f Filter) func(string, *docMeta) bool {
-	scopes := f.Scopes // a handful: a slice beats a map
+// vfilter is the filter as the vector scan and the neighbour share apply
+// it, on the manifest; the caller holds ix.mu (read).
+func (ix *Index) vfilter(f Filter) vfilter {
+	scopeOK := make([]bool, len(ix.scopeIDs))
+	for _, s := range f.Scopes {
+		if id, ok := ix.scopeIDs[s]; ok {
+			scopeOK[id] = true
+		}
+	}
 	var tags []string
 	for _, t := range f.Tags {
 		tags = append(tags, normTag(t))
@@ -320,10 +325,13 @@ func (ix *Index) allow(f Filter) func(string, *docMeta) bool {
 	if !f.Before.IsZero() {
 		before = f.Before.Unix()
 	}
-	return func(p string, m *docMeta) bool {
+	only := f.PathPrefix == "" && len(tags) == 0 && typ == "" && after == 0 && before == 0
+	return vfilter{scopeOK: scopeOK, only: only, full: func(p string, m *docMeta) bool {
 		switch {
-		case m == nil || !slices.Contains(scopes, m.Scope):
+		case m == nil || !scopeOK[m.scope]:
 			return false
+		case only:
+			return true
 		case f.PathPrefix != "" && !strings.HasPrefix(p, f.PathPrefix):
 			return false
 		case typ != "" && m.Type != typ:
@@ -339,5 +347,5 @@ func (ix *Index) allow(f Filter) func(string, *docMeta) bool {
 			}
 		}
 		return true
-	}
+	}}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -40,6 +41,17 @@ func (v *Vault) Doctor() []Finding {
 		add("problem", "access", "%v (the last good access rules stay in force)", err)
 	} else {
 		add("ok", "access", "%s is readable", AccessFile)
+	}
+	if cfg, err := LoadConfig(v.root); err != nil {
+		add("problem", "config", "%v (semantic search is off until it is fixed)", err)
+	} else if _, err := search.NewEmbedder(cfg.Embedder); err != nil {
+		add("problem", "embedder", "%v (semantic search is off until it is fixed)", err)
+	} else {
+		p := cfg.Embedder.Provider
+		if p == "" {
+			p = "builtin"
+		}
+		add("ok", "embedder", "%s", p)
 	}
 	if fi, err := os.Stat(filepath.Join(v.root, TokensFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", TokensFile, fi.Mode().Perm())

@@ -38,6 +38,9 @@ type SearchHit struct {
 	Snippet  string       `json:"snippet"`
 	Lexical  *search.Rank `json:"lexical,omitempty"`
 	Semantic *search.Rank `json:"semantic,omitempty"`
+	// Via is the hit next to this one in a sequence (a conversation's
+	// previous or next turn) that passed it part of its score.
+	Via string `json:"via,omitempty"`
 }
 
 // SearchResult is search's answer.
@@ -179,7 +182,7 @@ func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string) 
 		return SearchHit{}, false
 	}
 	_, project, _ := v.scopeOf(h.Path)
-	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: h.Score, Lexical: h.Lexical, Semantic: h.Semantic}
+	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: h.Score, Lexical: h.Lexical, Semantic: h.Semantic, Via: h.Via}
 	if data, err := readFileNoFollow(v.abs(h.Path)); err == nil {
 		sh.Snippet = ix.Snippet(string(ParseNote(h.Path, data).Body), query, h.Chunk)
 	}
@@ -189,8 +192,16 @@ func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string) 
 // SemanticSearch reports whether semantic search is available: an
 // embedder is configured and works.
 func (v *Vault) SemanticSearch() bool {
-	ix, err := v.SearchIndex()
-	return err == nil && ix.Semantic()
+	if ix := v.srch.ix.Load(); ix != nil {
+		return ix.Semantic()
+	}
+	// Not open yet (it may be building): the settings say.
+	cfg, err := LoadConfig(v.root)
+	if err != nil {
+		return false
+	}
+	e, err := search.NewEmbedder(cfg.Embedder)
+	return err == nil && e != nil
 }
 
 // NoteCount is the number of notes in the vault.

@@ -286,6 +286,20 @@ func (v *Vault) Reconcile() ([]string, error) {
 	return v.rescanChanged()
 }
 
-// Indexed reports whether the vault knows a note at path (for tests and
-// benchmarks of the watcher).
-func (v *Vault) Indexed(path string) bool { return v.entry(path, false) != nil }
+// Indexed reports whether the note at path is known as the catalog last
+// read it: in the link graph and, once the search index is open, in the
+// search index (for tests and benchmarks of the watcher).
+func (v *Vault) Indexed(path string) bool {
+	v.catMu.Lock()
+	e := v.cat.entries[path]
+	var ver string
+	if e != nil {
+		ver = stampVersion(e)
+	}
+	v.catMu.Unlock()
+	if e == nil {
+		return false
+	}
+	ix := v.srch.ix.Load()
+	return ix == nil || ix.Version(path) == ver
+}

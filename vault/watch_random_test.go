@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/search"
 )
 
 // TestEditorsAndAgentsTogether: people save notes in their editors while
@@ -22,6 +23,9 @@ import (
 // and the derived state equals a fresh rebuild.
 func TestEditorsAndAgentsTogether(t *testing.T) {
 	v, dir := sampleVault(t)
+	if _, err := v.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan struct{})
@@ -133,6 +137,7 @@ func TestEditorsAndAgentsTogether(t *testing.T) {
 			t.Fatalf("version of %s: %s, rebuilt %s", p, a, b)
 		}
 	}
+	indexEqualsRebuild(t, v, append(append([]string{}, humanLines...), keys(agentWrites)...))
 	v.Close()
 	v2, err := Open(dir, Options{})
 	if err != nil {
@@ -148,4 +153,61 @@ func TestEditorsAndAgentsTogether(t *testing.T) {
 	}
 	v.catMu.Unlock()
 	fsck(t, dir)
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// indexEqualsRebuild checks the live search index against the catalog and
+// against an index built from scratch from the files: the same documents
+// at the same versions, and the same answers to every query.
+func indexEqualsRebuild(t *testing.T, v *Vault, queries []string) {
+	t.Helper()
+	if err := v.syncIndex(false); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := v.SearchIndex()
+	live := ix.Versions()
+	v.catMu.Lock()
+	var paths []string
+	for p, e := range v.cat.entries {
+		paths = append(paths, p)
+		if live[p] != stampVersion(e) {
+			t.Errorf("index has %s at version %q, the catalog at %q", p, live[p], stampVersion(e))
+		}
+	}
+	if len(live) != len(v.cat.entries) {
+		t.Errorf("index holds %d documents, the catalog %d notes", len(live), len(v.cat.entries))
+	}
+	v.catMu.Unlock()
+	fresh, err := search.Open(t.TempDir(), search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if err := fresh.Apply(v.searchDocs(paths), nil); err != nil {
+		t.Fatal(err)
+	}
+	scopes, _ := v.readableScopes(owner, nil, true)
+	for _, q := range queries {
+		sq := search.Query{Text: q, Mode: search.Lexical, Limit: 5, Filter: search.Filter{Scopes: scopes}}
+		a, err1 := ix.Search(context.Background(), sq)
+		b, err2 := fresh.Search(context.Background(), sq)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if len(a.Hits) == 0 || len(a.Hits) != len(b.Hits) {
+			t.Fatalf("%q: live index %d hits, rebuilt %d", q, len(a.Hits), len(b.Hits))
+		}
+		for i := range a.Hits {
+			if a.Hits[i].Path != b.Hits[i].Path {
+				t.Errorf("%q: hit %d is %s live, %s rebuilt", q, i, a.Hits[i].Path, b.Hits[i].Path)
+			}
+		}
+	}
 }

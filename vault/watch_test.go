@@ -26,6 +26,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 	v, dir := sampleVault(t)
+	if _, err := v.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan struct{})
@@ -43,8 +46,15 @@ func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 	p := filepath.Join(dir, "acme/launch/Pricing.md")
 	os.WriteFile(p, []byte(readFile(t, p)+"\nEdited in place.\n"), 0o644)
 
-	for _, path := range []string{"acme/launch/Hand note.md", "acme/launch/new/deeper/Deep note.md"} {
-		waitFor(t, path+" in the catalog", func() bool { return v.entry(path, false) != nil })
+	for _, path := range []string{"acme/launch/Hand note.md", "acme/launch/new/deeper/Deep note.md", "acme/launch/Pricing.md"} {
+		// Indexed by the watcher itself: no search has asked for it.
+		waitFor(t, path+" in the catalog and the search index", func() bool { return v.Indexed(path) })
+	}
+	for q, want := range map[string]string{"typed editor": "acme/launch/Hand note.md", "edited in place": "acme/launch/Pricing.md"} {
+		r := searchT(t, v, owner, SearchArgs{Query: q, Mode: "lexical"})
+		if len(r.Results) == 0 || r.Results[0].Path != want {
+			t.Errorf("%q: got %v, want %s first", q, resultPaths(r), want)
+		}
 	}
 	waitFor(t, "the hand edits committed", func() bool {
 		return gitOut(t, dir, "status", "--porcelain") == ""

@@ -52,6 +52,8 @@ func main() {
 	defer cancel()
 	ready := make(chan struct{})
 	t0 := time.Now()
+	_, err = v.SearchIndex() // "indexed" below means searchable
+	must(err)
 	go v.Watch(ctx, vault.WatchOptions{Quiet: *quiet, Ready: ready, Reconcile: time.Hour})
 	<-ready
 	watchStart := time.Since(t0)

@@ -299,3 +299,37 @@ func TestDoctorTranscript(t *testing.T) {
 		t.Fatal("doctor changed the vault")
 	}
 }
+
+func TestSearchAndReindexTranscript(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", "--from", "../../sample-vault", v)
+	out, _ := run(t, true, "search", "--vault", v, "which", "CDN", "provider")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.Contains(lines[0], "Decision CDN provider") || !strings.Contains(out, "**CDN**") || !strings.HasSuffix(lines[len(lines)-1], "results, hybrid") {
+		t.Fatalf("search output:\n%s", out)
+	}
+	out, _ = run(t, true, "search", "--vault", v, "--json", "--mode", "lexical", "--project", "acme", "--limit", "3", "ecole")
+	if !strings.Contains(out, `"mode": "lexical"`) || !strings.Contains(out, `"results": [`) {
+		t.Fatalf("--json:\n%s", out)
+	}
+	_, errOut := run(t, false, "search", "--vault", v, "--mode", "fuzzy", "x")
+	if !strings.Contains(errOut, "mode") {
+		t.Fatalf("bad mode: %s", errOut)
+	}
+	out, errOut = run(t, true, "reindex", "--vault", v)
+	if !strings.Contains(out, "reindexed 62 notes") || !strings.Contains(errOut, "indexed: 62/62") {
+		t.Fatalf("reindex:\nstdout %s\nstderr %s", out, errOut)
+	}
+	// While a server holds the vault: reindex and search refuse, saying why.
+	srv := startStdio(t, v)
+	defer srv.stop()
+	_, errOut = run(t, false, "reindex", "--vault", v)
+	if !strings.Contains(errOut, "already serving") {
+		t.Fatalf("reindex under a server: %s", errOut)
+	}
+	srv.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"rollback"}}}`, `Rollback runbook`)
+	_, errOut = run(t, false, "search", "--vault", v, "rollback")
+	if !strings.Contains(errOut, "in use by another process") {
+		t.Fatalf("search under a server: %s", errOut)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/spf13/cobra"
@@ -26,6 +27,14 @@ func searchCmd() *cobra.Command {
 			}
 			defer v.Close()
 			a.Query = strings.Join(args, " ")
+			// A short-lived process: let the vectors of notes changed since
+			// the last run be made first (the builtin embedder makes
+			// thousands a second), so hybrid is hybrid.
+			ix, err := v.SearchIndex()
+			if err != nil {
+				return err
+			}
+			ix.WaitVectors(time.Minute)
 			res, err := v.Search(cmd.Context(), humanCaller(v, "search"), a)
 			if err != nil {
 				return err
