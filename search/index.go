@@ -114,7 +114,7 @@ func (ix *Index) openLexical() error {
 		reason = err.Error()
 	}
 	if reason == "" {
-		b, err := bleve.OpenUsing(ix.bleveDir(), map[string]any{"bolt_timeout": "1s"})
+		b, err := bleve.OpenUsing(ix.bleveDir(), scorchConfig())
 		switch {
 		case errors.Is(err, bolterrors.ErrTimeout):
 			// Another process has it open: never rebuild under it.
@@ -147,13 +147,22 @@ func (ix *Index) openLexical() error {
 		return fmt.Errorf("open search index: %w", err)
 	}
 	os.Remove(ix.manifestFile())
-	b, err := bleve.New(ix.bleveDir(), indexMapping())
+	b, err := bleve.NewUsing(ix.bleveDir(), indexMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, scorchConfig())
 	if err != nil {
 		return fmt.Errorf("create search index: %w", err)
 	}
 	ix.bleve, ix.rebuilt = b, reason
 	ix.metaSeen = ^uint64(0) // unsaved
 	return nil
+}
+
+// scorchConfig: a second process fails after a second instead of
+// blocking; and a batch returns once it is searchable, not once it is on
+// disk (unsafe_batch), so a write's index update costs no fsync. The
+// index is derived state: a crash that loses batches leaves Bleve behind
+// its manifest's change counter, and the index is rebuilt.
+func scorchConfig() map[string]any {
+	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true}
 }
 
 func readManifest(file string) (*manifest, error) {
@@ -442,10 +451,35 @@ func (ix *Index) Close() error {
 		ix.queue.stop()
 	}
 	err := ix.Persist()
+	if perr := ix.waitPersisted(30 * time.Second); err == nil {
+		err = perr
+	}
 	if cerr := ix.bleve.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// waitPersisted returns once every batch so far is on disk: batches return
+// before (unsafe_batch), and Bleve's Close does not wait for them. An
+// empty batch's persisted callback fires after all earlier ones.
+func (ix *Index) waitPersisted(timeout time.Duration) error {
+	ix.mu.RLock()
+	seq := ix.seq
+	ix.mu.RUnlock()
+	b := ix.bleve.NewBatch()
+	b.SetInternal([]byte(seqKey), []byte(strconv.FormatUint(seq, 10)))
+	done := make(chan error, 1)
+	b.SetPersistedCallback(func(err error) { done <- err })
+	if err := ix.bleve.Batch(b); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(timeout):
+		return fmt.Errorf("search index: not on disk after %s (it will be rebuilt at the next start)", timeout)
+	}
 }
 
 func writeFileAtomic(file string, data []byte) error {

@@ -282,14 +282,41 @@ func TestIndexSurvivesRestart(t *testing.T) {
 	}
 }
 
+// Batches return before they are on disk; Close waits for them, so a
+// burst of writes right before a clean stop never costs a rebuild.
+func TestCloseRightAfterManyBatchesKeepsTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	ix, _ := openT(t, dir, nil, nil)
+	for i := 0; i < 200; i++ {
+		if err := ix.Apply([]*Doc{{Path: fmt.Sprintf("b/%d.md", i), Version: "1", Scope: "s", Title: "burst", Body: "words"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, lb := openT(t, dir, nil, nil)
+	defer ix.Close()
+	if ix.Rebuilt() != "" || ix.Len() != 200 || lb.String() != "" {
+		t.Fatalf("rebuilt %q with %d docs; log %q", ix.Rebuilt(), ix.Len(), lb)
+	}
+	r, _ := ix.Search(context.Background(), Query{Text: "burst", Mode: Lexical, Limit: 50, Filter: Filter{Scopes: []string{"s"}}})
+	if len(r.Hits) != 50 {
+		t.Errorf("after reopening: %d hits", len(r.Hits))
+	}
+}
+
 func TestInterruptedIndexIsRebuilt(t *testing.T) {
 	dir := t.TempDir()
 	docs := versioned(corpus)
 	ix, _ := openT(t, dir, nil, nil)
 	ix.Apply(docs[:2], nil)
 	ix.Persist()
-	ix.Apply(docs[2:], nil) // indexed, but the manifest was not saved again
-	ix.bleve.Close()        // a crash: no Persist
+	ix.Apply(docs[2:], nil) // indexed and on disk, but the manifest was not saved again
+	if err := ix.waitPersisted(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ix.bleve.Close() // a crash: no Persist
 	ix, lb := openT(t, dir, nil, nil)
 	defer ix.Close()
 	if ix.Rebuilt() == "" || ix.Len() != 0 || !strings.Contains(lb.String(), "rebuilding") {

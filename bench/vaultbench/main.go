@@ -75,6 +75,11 @@ func main() {
 	v, err = vault.Open(dir, vault.Options{Exclusive: true})
 	must(err)
 	warm := time.Since(t0)
+	// As `cairn serve` does: the search index is open, so every write
+	// below also updates it (in the background) and queues its vectors.
+	ix, err := v.SearchIndex()
+	must(err)
+	ix.WaitVectors(10 * time.Minute)
 
 	// Serve over loopback HTTP, one client.
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), "bench")
