@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -65,6 +66,16 @@ func (q *embedQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.pending)
+}
+
+func (q *embedQueue) paths() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]string, 0, len(q.pending))
+	for p := range q.pending {
+		out = append(out, p)
+	}
+	return out
 }
 
 func (q *embedQueue) stop() {
@@ -183,7 +194,13 @@ func (q *embedQueue) embed(taken map[string]*queued) error {
 		if err != nil {
 			return err
 		}
+		if len(vecs) != end-start {
+			return fmt.Errorf("the embedder returned %d vectors for %d texts", len(vecs), end-start)
+		}
 		for k, v := range vecs {
+			if len(v) != ix.vec.dims {
+				return fmt.Errorf("the embedder returned a vector of %d dimensions, want %d (a changed model needs a restart)", len(v), ix.vec.dims)
+			}
 			w := where[start+k]
 			jobs[w.path].vecs[w.i] = v
 		}

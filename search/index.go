@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -40,16 +41,19 @@ type Index struct {
 
 	mu       sync.RWMutex // guards meta, who and seq
 	meta     map[string]*docMeta
-	who      map[string]int // name → documents by that person
-	scopeIDs map[string]int // scope → its number (see docMeta.scope)
+	who      map[string]map[int]int // name → scope number → documents by that person there
+	scopeIDs map[string]int         // scope → its number (see docMeta.scope)
 	seq      uint64
 	metaSeen uint64 // seq of the last manifest saved
 	rebuilt  string // why the index started empty, if it did
 
-	closed atomic.Bool
+	closed    atomic.Bool
+	persistMu sync.Mutex
+	lock      *os.File // flock'd while open
 
-	vec   *vectors // nil without an embedder
-	queue *embedQueue
+	vec       *vectors // nil without an embedder
+	offReason string   // why vec is nil although an embedder was given
+	queue     *embedQueue
 }
 
 // docMeta is what the index remembers of each document besides Bleve:
@@ -74,7 +78,7 @@ type manifest struct {
 
 // manifestFormat changes with the mapping or docMeta: an index made by
 // another format is rebuilt.
-const manifestFormat = 2
+const manifestFormat = 3
 
 const seqKey = "cairn.seq"
 
@@ -86,13 +90,31 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
-	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]int{}, scopeIDs: map[string]int{}}
+	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]map[int]int{}, scopeIDs: map[string]int{}}
+	// One process at a time, taken before anything is read: a second one
+	// must never find the manifest missing and rebuild under the first.
+	lock, err := os.OpenFile(filepath.Join(dir, "index.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("%w: %s (stop the running `cairn serve`, or use its search tool)", ErrIndexBusy, dir)
+	}
+	ix.lock = lock
 	if err := ix.openLexical(); err != nil {
+		ix.unlock()
 		return nil, err
 	}
 	if e := opts.Embedder; e != nil {
-		ix.openVectors(e)
-		ix.queue = newEmbedQueue(ix)
+		if d := e.Dims(); d <= 0 {
+			// An HTTP embedder asked for its dimensions and did not answer.
+			ix.offReason = fmt.Sprintf("the embedder %s did not say its dimensions (is it running? embedder.dimensions in .cairn/config.yaml skips the question)", e.ID())
+			ix.logf("search vectors: %s; semantic search is off until a restart", ix.offReason)
+		} else {
+			ix.openVectors(e)
+			ix.queue = newEmbedQueue(ix)
+		}
 	}
 	return ix, nil
 }
@@ -131,8 +153,8 @@ func (ix *Index) openLexical() error {
 			} else {
 				ix.bleve, ix.meta, ix.seq, ix.metaSeen = b, m.Docs, m.Seq, m.Seq
 				for _, dm := range m.Docs {
-					ix.countWho(dm, 1)
 					dm.scope = ix.scopeID(dm.Scope)
+					ix.countWho(dm, 1)
 				}
 				return nil
 			}
@@ -352,8 +374,14 @@ func (ix *Index) countWho(m *docMeta, delta int) {
 		return
 	}
 	for _, w := range m.Who {
-		if ix.who[w] += delta; ix.who[w] <= 0 {
-			delete(ix.who, w)
+		if ix.who[w] == nil {
+			ix.who[w] = map[int]int{}
+		}
+		if ix.who[w][m.scope] += delta; ix.who[w][m.scope] <= 0 {
+			delete(ix.who[w], m.scope)
+			if len(ix.who[w]) == 0 {
+				delete(ix.who, w)
+			}
 		}
 	}
 }
@@ -401,6 +429,22 @@ func (ix *Index) VectorsPending() int {
 	return ix.queue.len()
 }
 
+// pendingIn counts the documents waiting for vectors in the scopes ok
+// accepts: a caller learns nothing of writes elsewhere. The caller holds
+// ix.mu (read).
+func (ix *Index) pendingIn(ok []bool) int {
+	if ix.queue == nil {
+		return 0
+	}
+	n := 0
+	for _, p := range ix.queue.paths() {
+		if m := ix.meta[p]; m != nil && m.scope < len(ok) && ok[m.scope] {
+			n++
+		}
+	}
+	return n
+}
+
 // WaitVectors blocks until no document waits for vectors, or timeout.
 func (ix *Index) WaitVectors(timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
@@ -414,7 +458,10 @@ func (ix *Index) WaitVectors(timeout time.Duration) bool {
 }
 
 // Persist saves the manifest and the vectors, so a restart reuses them.
+// One save at a time (the periodic one and Close's may meet).
 func (ix *Index) Persist() error {
+	ix.persistMu.Lock()
+	defer ix.persistMu.Unlock()
 	ix.mu.RLock()
 	var data []byte
 	var err error
@@ -457,7 +504,16 @@ func (ix *Index) Close() error {
 	if cerr := ix.bleve.Close(); err == nil {
 		err = cerr
 	}
+	ix.unlock()
 	return err
+}
+
+func (ix *Index) unlock() {
+	if ix.lock != nil {
+		syscall.Flock(int(ix.lock.Fd()), syscall.LOCK_UN)
+		ix.lock.Close()
+		ix.lock = nil
+	}
 }
 
 // waitPersisted returns once every batch so far is on disk: batches return
@@ -483,11 +539,11 @@ func (ix *Index) waitPersisted(timeout time.Duration) error {
 }
 
 func writeFileAtomic(file string, data []byte) error {
-	tmp := file + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".*.tmp")
 	if err != nil {
 		return err
 	}
+	tmp := f.Name()
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()

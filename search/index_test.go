@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -316,7 +317,8 @@ func TestInterruptedIndexIsRebuilt(t *testing.T) {
 	if err := ix.waitPersisted(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	ix.bleve.Close() // a crash: no Persist
+	ix.bleve.Close() // a crash: no Persist (the process's lock goes with it)
+	ix.unlock()
 	ix, lb := openT(t, dir, nil, nil)
 	defer ix.Close()
 	if ix.Rebuilt() == "" || ix.Len() != 0 || !strings.Contains(lb.String(), "rebuilding") {
@@ -443,4 +445,25 @@ func TestVectorArenaCompacts(t *testing.T) {
 	ix2, _ := openT(t, dir, builtinT(t), nil)
 	defer ix2.Close()
 	check(ix2)
+}
+
+// A second process (here: a second Open) gets ErrIndexBusy at once, even
+// before the first saved a manifest, and never rebuilds under it.
+func TestSecondOpenIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	ix, _ := openT(t, dir, nil, nil)
+	ix.Apply(versioned(corpus[:2]), nil)
+	_, err := Open(dir, Options{})
+	if !errors.Is(err, ErrIndexBusy) {
+		t.Fatalf("second open: %v", err)
+	}
+	if ix.Len() != 2 {
+		t.Fatal("the first index lost its documents")
+	}
+	ix.Close()
+	ix2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	ix2.Close()
 }

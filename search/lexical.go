@@ -91,7 +91,7 @@ func bleveDoc(d *Doc) map[string]any {
 			m[k] = v
 		}
 	}
-	set(fType, strings.ToLower(d.Type))
+	set(fType, normTag(d.Type))
 	set(fClass, d.Class)
 	set(fProject, d.Project)
 	set(fOwner, d.Owner)
@@ -163,7 +163,7 @@ func (f Filter) query() query.Query {
 		parts = append(parts, q)
 	}
 	if f.Type != "" {
-		q := bleve.NewTermQuery(strings.ToLower(f.Type))
+		q := bleve.NewTermQuery(normTag(f.Type))
 		q.SetField(fType)
 		parts = append(parts, q)
 	}

@@ -20,12 +20,18 @@ func TestNamesPreferTheirNotes(t *testing.T) {
 	ix, _ := openT(t, t.TempDir(), nil, nil)
 	defer ix.Close()
 	ix.Apply(versioned(talk), nil)
-	names, rest := ix.names("How did Melanie's kids handle the accident?")
+	ok := ix.vfilter(Filter{Scopes: []string{"s"}}).scopeOK
+	names, rest := ix.names("How did Melanie's kids handle the accident?", ok)
 	if !names["melanie"] || rest != "How did kids handle the accident?" {
 		t.Fatalf("names %v, rest %q", names, rest)
 	}
-	if n, r := ix.names("Melanie"); !n["melanie"] || r != "Melanie" {
+	if n, r := ix.names("Melanie", ok); !n["melanie"] || r != "Melanie" {
 		t.Errorf("a query of names only keeps them as words: %v %q", n, r)
+	}
+	// A name known only in a scope the caller cannot read stays a word.
+	ix.Apply([]*Doc{{Path: "x/1.md", Version: "1", Scope: "x", Who: []string{"Zorblat"}, Body: "hidden"}}, nil)
+	if n, r := ix.names("zorblat kids", ix.vfilter(Filter{Scopes: []string{"s"}}).scopeOK); len(n) != 0 || r != "zorblat kids" {
+		t.Errorf("a name from another scope changed the query: %v %q", n, r)
 	}
 	r, err := ix.Search(context.Background(), Query{Text: "How did Melanie's kids handle the accident?", Mode: Lexical, Filter: Filter{Scopes: []string{"s"}}})
 	if err != nil {

@@ -40,7 +40,7 @@ type Query struct {
 // Rank is where one list placed a hit (1 is first).
 type Rank struct {
 	Rank  int     `json:"rank"`
-	Score float64 `json:"score"`
+	Score float64 `json:"score,omitempty"`
 }
 
 // Hit is one result.
@@ -105,13 +105,17 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	if res.Mode != Lexical && ix.vec == nil {
 		res.Notice = "semantic search is off (embedder: none); ran lexically"
+		if ix.offReason != "" {
+			res.Notice = "semantic search is off: " + ix.offReason + "; ran lexically"
+		}
 		res.Mode = Lexical
 	}
-	if ix.queue != nil {
-		res.VectorsPending = ix.queue.len()
-	}
+	ix.mu.RLock()
+	vf := ix.vfilter(q.Filter)
+	res.VectorsPending = ix.pendingIn(vf.scopeOK)
+	names, text := ix.names(q.Text, vf.scopeOK)
+	ix.mu.RUnlock()
 	n := depth(q.Limit)
-	names, text := ix.names(q.Text)
 	var lex []lexHit
 	var sem []semHit
 	// The two lists are made at once: a hybrid search costs the slower of
@@ -124,13 +128,16 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	if res.Mode != Lexical && strings.TrimSpace(text) != "" {
 		go func() {
 			vecs, err := ix.opts.Embedder.Embed(ctx, []string{text})
+			if err == nil && (len(vecs) != 1 || len(vecs[0]) != ix.vec.dims) {
+				err = fmt.Errorf("the embedder's vector does not have %d dimensions", ix.vec.dims)
+			}
 			if err != nil {
 				semc <- semResult{err: err}
 				return
 			}
 			ix.mu.RLock()
 			defer ix.mu.RUnlock()
-			semc <- semResult{hits: ix.vec.search(vecs[0], ix.vfilter(q.Filter), n)}
+			semc <- semResult{hits: ix.vec.search(vecs[0], vf, n)}
 		}()
 	} else {
 		semc <- semResult{}
@@ -161,12 +168,20 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 // names takes from a query the names of people notes are by (Doc.Who):
 // they select whose notes to prefer instead of being matched as words,
 // as "Caroline" would match every greeting to her. A query made of names
-// only keeps them as words too.
-func (ix *Index) names(q string) (map[string]bool, string) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
+// only keeps them as words too. Only names in the caller's scopes count,
+// so the handling of a query never depends on notes it may not read. The
+// caller holds ix.mu (read).
+func (ix *Index) names(q string, scopeOK []bool) (map[string]bool, string) {
 	if len(ix.who) == 0 {
 		return nil, q
+	}
+	known := func(name string) bool {
+		for s := range ix.who[name] {
+			if s < len(scopeOK) && scopeOK[s] {
+				return true
+			}
+		}
+		return false
 	}
 	words := strings.Fields(q)
 	names := map[string]bool{}
@@ -174,13 +189,13 @@ func (ix *Index) names(q string) (map[string]bool, string) {
 	for i := 0; i < len(words); i++ {
 		w := nameWord(words[i])
 		if i+1 < len(words) {
-			if two := w + " " + nameWord(words[i+1]); ix.who[two] > 0 {
+			if two := w + " " + nameWord(words[i+1]); known(two) {
 				names[two] = true
 				i++
 				continue
 			}
 		}
-		if w != "" && ix.who[w] > 0 {
+		if w != "" && known(w) {
 			names[w] = true
 			continue
 		}

@@ -56,7 +56,8 @@ type vectors struct {
 	notes map[string]*vecNote
 	flat  []float32
 	spans []vspan
-	dead  int // rows of flat no live span holds
+	dead  int    // rows of flat no live span holds
+	gen   uint64 // counts changes, so a save knows whether it saved the last
 	dirty bool
 }
 
@@ -76,6 +77,7 @@ func (vs *vectors) set(n *vecNote) {
 	vs.notes[n.path] = n
 	vs.setSpanMeta(n, n.meta)
 	vs.dirty = true
+	vs.gen++
 }
 
 func (vs *vectors) kill(n *vecNote) {
@@ -172,6 +174,7 @@ func (vs *vectors) remove(path string) {
 	if n, ok := vs.notes[path]; ok {
 		vs.kill(n)
 		vs.dirty = true
+		vs.gen++
 	}
 	vs.mu.Unlock()
 }
@@ -316,25 +319,37 @@ const (
 
 var errVecFile = errors.New("vector file")
 
-// save writes the vectors atomically: a temporary file, fsync, rename.
+// save writes the vectors atomically: serialised under the read lock,
+// written without it (a search or an Apply never waits for the disk), to
+// a temporary file of its own, synced, renamed into place.
 func (vs *vectors) save(file string) error {
 	vs.mu.RLock()
 	if !vs.dirty {
 		vs.mu.RUnlock()
 		return nil
 	}
+	gen := vs.gen
+	data := vs.encode()
+	vs.mu.RUnlock()
+	if err := writeFileAtomic(file, data); err != nil {
+		return fmt.Errorf("save vectors: %w", err)
+	}
+	vs.mu.Lock()
+	if vs.gen == gen {
+		vs.dirty = false
+	}
+	vs.mu.Unlock()
+	return nil
+}
+
+// encode is the file's bytes (the caller holds mu).
+func (vs *vectors) encode() []byte {
 	paths := make([]string, 0, len(vs.notes))
 	for p := range vs.notes {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	tmp := file + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		vs.mu.RUnlock()
-		return fmt.Errorf("save vectors: %w", err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
+	var w bytes.Buffer
 	var hdr bytes.Buffer
 	hdr.WriteString(vecMagic)
 	le := binary.LittleEndian
@@ -365,26 +380,7 @@ func (vs *vectors) save(file string) error {
 		w.Write(rec.Bytes())
 		w.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(rec.Bytes())))
 	}
-	vs.dirty = false
-	vs.mu.RUnlock()
-	err = w.Flush()
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, file)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		vs.mu.Lock()
-		vs.dirty = true
-		vs.mu.Unlock()
-		return fmt.Errorf("save vectors: %w", err)
-	}
-	return nil
+	return w.Bytes()
 }
 
 func writeStr(b *bytes.Buffer, s string) {

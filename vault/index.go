@@ -177,55 +177,60 @@ func (v *Vault) syncIndex(full bool) error {
 		return nil
 	}
 	sort.Strings(todo)
-	if !full {
-		todo = v.withNeighbours(ix, todo, gone)
+	if err := v.applyIndex(ix, todo, gone); err != nil {
+		// Not indexed: try these paths again at the next update.
+		v.catMu.Lock()
+		for _, p := range append(todo, gone...) {
+			v.cat.changed[p] = true
+		}
+		v.catMu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// applyIndex indexes todo and removes gone, then re-indexes the sequence
+// neighbours of both, before and after the change (their context holds the
+// changed notes' words), in steps, so a large first build shows progress
+// and never holds every body in memory at once.
+func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
+	done := map[string]bool{}
+	neighbours := map[string]bool{}
+	for _, p := range append(append([]string{}, todo...), gone...) {
+		done[p] = true
+		for _, q := range ix.Sequence(p) {
+			neighbours[q] = true
+		}
 	}
 	if err := ix.Apply(nil, gone); err != nil {
 		return err
 	}
-	// Read and index in steps, so a large first build shows progress and
-	// never holds every body in memory at once.
 	const step = 2000
 	for i := 0; i < len(todo); i += step {
-		if err := ix.Apply(v.searchDocs(todo[i:min(i+step, len(todo))]), nil); err != nil {
+		docs := v.searchDocs(todo[i:min(i+step, len(todo))])
+		for _, d := range docs {
+			for _, q := range d.Sequence {
+				neighbours[q] = true
+			}
+		}
+		if err := ix.Apply(docs, nil); err != nil {
 			return err
 		}
 		if v.srch.progress != nil {
 			v.srch.progress(min(i+step, len(todo)), len(todo))
 		}
 	}
-	return nil
-}
-
-// withNeighbours adds to todo the sequence neighbours of the changed
-// notes, before and after the change: their context holds the changed
-// note's words.
-func (v *Vault) withNeighbours(ix *search.Index, todo, gone []string) []string {
-	in := map[string]bool{}
-	for _, p := range todo {
-		in[p] = true
-	}
 	var extra []string
-	add := func(q string) {
-		if !in[q] && v.entry(q, false) != nil {
-			in[q] = true
+	for q := range neighbours {
+		if !done[q] && v.entry(q, false) != nil {
 			extra = append(extra, q)
 		}
 	}
-	for _, p := range append(append([]string{}, todo...), gone...) {
-		for _, q := range ix.Sequence(p) {
-			add(q)
-		}
-		if e := v.entry(p, false); e != nil {
-			if data, err := readFileNoFollow(v.abs(p)); err == nil {
-				for _, q := range v.sequenceOf(p, ParseNote(p, data)) {
-					add(q)
-				}
-			}
-		}
-	}
 	sort.Strings(extra)
-	return append(todo, extra...)
+	if len(extra) == 0 {
+		return nil
+	}
+	return ix.Apply(v.searchDocs(extra), nil)
 }
 
 // indexSoon schedules an index update in the background (after a write),

@@ -92,6 +92,9 @@ func (v *Vault) planSearch(c Caller, a SearchArgs, queryArg string) (*searchPlan
 	if err := validText("type", a.Type); err != nil {
 		return nil, err
 	}
+	if a.Type != "" && strings.TrimSpace(a.Type) == "" {
+		return nil, argErr("type", "is blank")
+	}
 	f := search.Filter{Tags: a.Tags, Type: strings.TrimSpace(a.Type)}
 	for _, d := range []struct {
 		arg string
@@ -182,7 +185,12 @@ func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string) 
 		return SearchHit{}, false
 	}
 	_, project, _ := v.scopeOf(h.Path)
-	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: h.Score, Lexical: h.Lexical, Semantic: h.Semantic, Via: h.Via}
+	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: h.Score, Semantic: h.Semantic, Via: h.Via}
+	if h.Lexical != nil {
+		// The rank only: a BM25 score depends on term statistics over the
+		// whole vault, notes the caller may not read included.
+		sh.Lexical = &search.Rank{Rank: h.Lexical.Rank}
+	}
 	if data, err := readFileNoFollow(v.abs(h.Path)); err == nil {
 		sh.Snippet = ix.Snippet(string(ParseNote(h.Path, data).Body), query, h.Chunk)
 	}

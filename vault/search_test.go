@@ -335,3 +335,57 @@ func TestBrokenEmbedderSettingRunsLexically(t *testing.T) {
 		t.Errorf("doctor does not report the unknown provider: %+v", v.Doctor())
 	}
 }
+
+// A sequence link to a note in another scope brings none of its words: a
+// writer cannot probe another person's private notes, or another
+// project's, by linking to them.
+func TestSequencesNeverCrossScopes(t *testing.T) {
+	v, _ := sampleVault(t)
+	if _, err := v.RememberAboutUser(owner, "secrets", "The vault code is Xylophonia."); err != nil {
+		t.Fatal(err)
+	}
+	// sam links a note of his project to the owner's profile and to a
+	// launch note he may not read.
+	if _, err := v.CreateNote(sam, CreateArgs{Project: "acme/platform", Body: "# Probe\n\nNothing here.\n", Links: []LinkSpec{{Type: "follows", To: "people/owner/profile.md"}, {Type: "replies_to", ToTitle: "Launch plan"}}}); err != nil && !strings.Contains(err.Error(), "not found") {
+		t.Fatal(err)
+	}
+	if _, err := v.CreateNote(sam, CreateArgs{Project: "acme/platform", Body: "# Probe two\n\nNothing either.\n", Links: []LinkSpec{{Type: "follows", ToTitle: "Profile"}, {Type: "follows", ToTitle: "Launch plan"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"Xylophonia", "vault code", "pilot customers launch"} {
+		r := searchT(t, v, sam, SearchArgs{Query: q, Mode: "lexical"})
+		for _, h := range r.Results {
+			if strings.HasPrefix(h.Title, "Probe") {
+				t.Errorf("%q finds sam's probe through a neighbour he may not read: %+v", q, h)
+			}
+		}
+	}
+}
+
+// A turn edited while no server ran: after a restart, its neighbour's
+// context no longer holds the old words.
+func TestSequenceContextAfterRestart(t *testing.T) {
+	v, dir := sampleVault(t)
+	q, err := v.CreateNote(owner, CreateArgs{Project: "acme", Path: "chat", Body: "# Turn A\n\nWho bakes the croissants?\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.CreateNote(owner, CreateArgs{Project: "acme", Path: "chat", Body: "# Turn B\n\nMaison Dufour.\n", Links: []LinkSpec{{Type: "follows", To: q.Path}}}); err != nil {
+		t.Fatal(err)
+	}
+	searchT(t, v, owner, SearchArgs{Query: "warm"})
+	v.Close()
+	p := filepath.Join(dir, filepath.FromSlash(q.Path))
+	os.WriteFile(p, []byte(strings.Replace(readFile(t, p), "croissants", "baguettes", 1)), 0o644)
+	v2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if r := searchT(t, v2, owner, SearchArgs{Query: "croissants", Mode: "lexical"}); len(r.Results) != 0 {
+		t.Errorf("the old words are still found: %v", resultPaths(r))
+	}
+	if r := searchT(t, v2, owner, SearchArgs{Query: "baguettes", Mode: "lexical"}); len(r.Results) != 2 {
+		t.Errorf("the new words should find both turns: %v", resultPaths(r))
+	}
+}

@@ -23,12 +23,22 @@ var whoKeys = []string{"speaker", "author", "by", "from", "who"}
 const contextBytes = 600
 
 // sequenceOf lists the notes p is next to in a sequence: the targets of its
-// own sequence links and the notes whose sequence links point at it.
+// own sequence links and the notes whose sequence links point at it, in
+// the same scope only. A neighbour's words go into p's index entry, so a
+// neighbour someone who reads p may not read (another person's private
+// note, another project) must never be one, whoever wrote the link.
 func (v *Vault) sequenceOf(p string, n *Note) []string {
+	scope, _, _ := v.scopeOf(p)
 	seen := map[string]bool{p: true}
 	var out []string
 	add := func(q string) {
-		if q != "" && !seen[q] {
+		if q == "" || seen[q] {
+			return
+		}
+		if qs, _, _ := v.scopeOf(q); qs != scope {
+			return
+		}
+		if !seen[q] {
 			seen[q] = true
 			out = append(out, q)
 		}
