@@ -1,0 +1,81 @@
+package search
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestChunksCutAtHeadingsNotInCode(t *testing.T) {
+	body := "Intro words.\n\n# One\n\nFirst section.\n\n```\n# not a heading\n```\n\n## Two ##\n\nSecond.\n\n#hashtag is not a heading\n\n### \n\n    # indented code\n"
+	cs := Chunks(body)
+	var heads []string
+	for _, c := range cs {
+		heads = append(heads, c.Heading)
+		if c.Start < 0 || c.End > len(body) || c.Start >= c.End {
+			t.Fatalf("bad chunk %+v", c)
+		}
+	}
+	// "### " is an empty heading (CommonMark); what follows is its section.
+	if strings.Join(heads, "|") != "|One|Two|" {
+		t.Errorf("headings %q", heads)
+	}
+	if !strings.Contains(body[cs[1].Start:cs[1].End], "# not a heading") {
+		t.Error("fenced code must stay in its section")
+	}
+	if len(Chunks("  \n\n")) != 0 {
+		t.Error("a body with no words has no chunks")
+	}
+}
+
+func TestLongSectionsAreSplitAtParagraphs(t *testing.T) {
+	para := strings.Repeat("word ", 100)
+	body := "# Long\n\n" + para + "\n\n" + para + "\n\n" + para + "\n"
+	cs := Chunks(body)
+	if len(cs) < 2 {
+		t.Fatalf("one chunk for 300 words: %+v", cs)
+	}
+	covered := 0
+	for i, c := range cs {
+		if n := len(strings.Fields(body[c.Start:c.End])); n > maxChunkWords+1 {
+			t.Errorf("chunk %d has %d words", i, n)
+		}
+		if i > 0 && c.Start != cs[i-1].End {
+			t.Errorf("chunks must tile the section: %d starts at %d, previous ends at %d", i, c.Start, cs[i-1].End)
+		}
+		covered += len(strings.Fields(body[c.Start:c.End]))
+	}
+	if covered != 302 {
+		t.Errorf("%d words covered, want 302", covered)
+	}
+	one := "# X\n\n" + strings.Repeat("w ", 500)
+	for _, c := range Chunks(one) {
+		if n := len(strings.Fields(one[c.Start:c.End])); n > maxChunkWords+2 {
+			t.Errorf("a single long paragraph gave a chunk of %d words", n)
+		}
+	}
+}
+
+func TestTruncateNeverExceeds(t *testing.T) {
+	text := strings.Repeat("Décision: we roll back the deploy when p99 > 2 s. ", 40)
+	for _, max := range []int{1, 5, 17, 100, 1000} {
+		out := Truncate(text, max)
+		if Tokens(out) > max {
+			t.Errorf("max %d: %d tokens", max, Tokens(out))
+		}
+		if Tokens(text) > max && out != "" && !strings.HasSuffix(out, "…") {
+			t.Errorf("max %d: a cut text must say so: %q", max, out)
+		}
+		if max >= 5 && out == "" {
+			t.Errorf("max %d: nothing kept", max)
+		}
+	}
+	if Truncate("short", 10) != "short" {
+		t.Error("a text that fits is kept whole")
+	}
+	if s := Truncate(strings.Repeat("x", 5000), 20); Tokens(s) > 20 || s == "" {
+		t.Errorf("one long word: %q", s)
+	}
+	if Tokens("hello world") != 2 {
+		t.Errorf("o200k: %d tokens for 'hello world'", Tokens("hello world"))
+	}
+}
