@@ -75,5 +75,5 @@ func (id Identity) allows(t *Tool) bool {
 }
 
 func (id Identity) caller(tool string) vault.Caller {
-	return vault.Caller{Principal: id.Principal, Ceiling: id.Ceiling, Projects: id.Projects, Actor: "agent", Tool: tool}
+	return vault.Caller{Principal: id.Principal, Ceiling: id.Ceiling, Projects: id.Projects, Banks: id.Banks, Actor: "agent", Tool: tool}
 }

@@ -51,6 +51,7 @@ func NewRegistry() *Registry {
 	all = append(all, graphTools()...)
 	all = append(all, memoryTools()...)
 	all = append(all, searchTools()...)
+	all = append(all, hindsightTools()...)
 	for _, t := range all {
 		r.add(t)
 	}
@@ -157,6 +158,9 @@ func call(ctx context.Context, v *vault.Vault, t *Tool, req mcp.CallToolRequest)
 	out, err := t.Handle(ctx, &Env{Vault: v, ID: id, Tool: t.Name}, raw)
 	if err != nil {
 		return errorResult(err)
+	}
+	if res, ok := out.(*mcp.CallToolResult); ok {
+		return res // a tool family with its own result format (hindsight)
 	}
 	return jsonResult(out)
 }

@@ -212,10 +212,14 @@ func TestReadTokenNeverSeesOrRunsWriteTools(t *testing.T) {
 	if len(toolNames(t, writer)) <= len(names) {
 		t.Fatal("write token should see more tools than read token")
 	}
-	// A token for another toolset sees none of the gateway's tools.
+	// A token for another toolset sees exactly that toolset's tools.
 	other := ts.client(t, ts.token(t, "owner", "write", ToolsetHindsight))
-	if n := toolNames(t, other); len(n) != 0 {
+	if n := toolNames(t, other); strings.Join(n, ",") != "hindsight_put,hindsight_search" {
 		t.Fatalf("hindsight-only token sees %v", n)
+	}
+	readH := ts.client(t, ts.token(t, "owner", "read", ToolsetHindsight))
+	if n := toolNames(t, readH); strings.Join(n, ",") != "hindsight_search" {
+		t.Fatalf("hindsight read token sees %v", n)
 	}
 }
 

@@ -48,6 +48,7 @@ type Caller struct {
 	Principal string
 	Ceiling   Role
 	Projects  []string // nil: every project the principal is a member of
+	Banks     []string // nil: every memory bank the principal is granted
 	Actor     string   // "agent" or "human"
 	Tool      string   // the MCP tool or command
 }

@@ -276,6 +276,9 @@ func (v *Vault) scopeOf(p string) (scope, project, owner string) {
 	if who, _, ok := personalPath(p); ok {
 		return "u:" + who, "", who
 	}
+	if bank, _, ok := bankPath(p); ok {
+		return "b:" + bank, "", ""
+	}
 	if pr := v.projectSet().of(p); pr != nil {
 		return "p:" + pr.Dir, pr.Handle, ""
 	}
@@ -367,7 +370,7 @@ func (v *Vault) searchDoc(p string) (*search.Doc, error) {
 var dateKeys = []string{"date", "occurred_at", "event_date", "created", "captured_at"}
 
 // skipMeta are frontmatter keys indexed elsewhere or not worth finding.
-var skipMeta = map[string]bool{"id": true, "type": true, "tags": true, "aliases": true, "links": true, "pinned": true, "title": true}
+var skipMeta = map[string]bool{"id": true, "type": true, "tags": true, "aliases": true, "links": true, "pinned": true, "title": true, "fact_type": true, "explanation": true}
 
 func noteDateAndMeta(n *Note, mtime time.Time) (time.Time, []string) {
 	date := mtime

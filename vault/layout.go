@@ -55,9 +55,11 @@ func hiddenSegment(p string) bool {
 	return false
 }
 
-// isNotePath reports whether a vault path is a note the vault serves.
+// isNotePath reports whether a vault path is a note the vault knows:
+// catalogued, indexed, watched. Notes under banks/ are memory-bank facts,
+// reached through the hindsight tools only (roleAt gives them to no one).
 func isNotePath(p string) bool {
-	return strings.HasSuffix(p, ".md") && !hiddenSegment(p) && !strings.HasPrefix(p, BanksDir+"/")
+	return strings.HasSuffix(p, ".md") && !hiddenSegment(p)
 }
 
 // parentDir is the folder holding p ("" for the vault root).

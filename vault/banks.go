@@ -1,0 +1,258 @@
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/search"
+	"gopkg.in/yaml.v3"
+)
+
+// Memory banks (the hindsight toolset): banks/<bank_id>/, one note per
+// fact, the content verbatim as the body, its context (category), type and
+// the caller's explanation in frontmatter. A person reads, edits and
+// `git log`s them like any note; the gateway tools never see them.
+
+// ErrBankNotFound is the answer for a bank that does not exist and for one
+// the caller may not reach: the two are never told apart.
+var ErrBankNotFound = errors.New("memory bank not found")
+
+// BankError names the bank in hindsight's own words.
+type BankError struct{ Bank string }
+
+func (e *BankError) Error() string { return fmt.Sprintf("Memory bank '%s' not found", e.Bank) }
+func (e *BankError) Unwrap() error { return ErrBankNotFound }
+
+// bankIDPattern: what a bank id may be (a user id, an email, a session id),
+// and safe as one folder name.
+var bankIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$`)
+
+// bankPath splits banks/<bank>/<rest>.
+func bankPath(p string) (bank, rest string, ok bool) {
+	if !strings.HasPrefix(p, BanksDir+"/") {
+		return "", "", false
+	}
+	bank, rest, _ = strings.Cut(p[len(BanksDir)+1:], "/")
+	return bank, rest, bank != ""
+}
+
+// mayReachBank: the owner reaches every bank; another principal the banks
+// access.yaml grants it; a token's bank list narrows either.
+func (v *Vault) mayReachBank(c Caller, bank string) bool {
+	if !bankIDPattern.MatchString(bank) || strings.Contains(bank, "..") {
+		return false
+	}
+	if c.Banks != nil && !slices.Contains(c.Banks, bank) {
+		return false
+	}
+	a, err := v.accessNow()
+	if err != nil {
+		return false
+	}
+	return c.Principal == a.Owner || slices.Contains(a.Banks[c.Principal], bank)
+}
+
+func (v *Vault) bankExists(bank string) bool {
+	fi, err := os.Stat(v.abs(BanksDir + "/" + bank))
+	return err == nil && fi.IsDir()
+}
+
+// BankFact is one fact as hindsight_search returns it.
+type BankFact struct {
+	ID         string  `json:"id"`
+	Text       string  `json:"text"`
+	Type       string  `json:"type"`
+	Context    string  `json:"context"`
+	EventDate  *string `json:"event_date"`
+	DocumentID *string `json:"document_id"`
+}
+
+// Bounds of a fact.
+const (
+	maxFactBytes    = 100_000
+	maxContextBytes = 200
+)
+
+// BankPut stores one fact in a bank, creating the bank on its first fact
+// (when the caller may reach that bank id). One commit, like any write.
+func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string) (*Written, error) {
+	for _, f := range []struct{ arg, val string }{{"bank_id", bank}, {"content", content}, {"context", factContext}, {"explanation", explanation}} {
+		if err := validText(f.arg, f.val); err != nil {
+			return nil, err
+		}
+	}
+	if !v.mayReachBank(c, bank) {
+		return nil, &BankError{bank}
+	}
+	if c.Ceiling < RoleWrite {
+		return nil, fmt.Errorf("%w: this token may not write", ErrForbidden)
+	}
+	content = strings.TrimSpace(content)
+	switch {
+	case content == "":
+		return nil, argErr("content", "is empty")
+	case len(content) > maxFactBytes:
+		return nil, argErr("content", "is longer than %d bytes", maxFactBytes)
+	case strings.TrimSpace(factContext) == "":
+		return nil, argErr("context", "is empty: give a category such as work_history")
+	case len(factContext) > maxContextBytes:
+		return nil, argErr("context", "is longer than %d bytes", maxContextBytes)
+	}
+	id := NewID()
+	p := v.factPath(bank, content, id)
+	fm := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	set := func(k, val string) {
+		fm.Content = append(fm.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val})
+	}
+	set("id", id)
+	set("type", "fact")
+	set("fact_type", FactType(content))
+	set("context", strings.TrimSpace(factContext))
+	if e := strings.TrimSpace(explanation); e != "" {
+		set("explanation", e)
+	}
+	set("created", time.Now().UTC().Format(time.RFC3339))
+	head, err := yaml.Marshal(fm)
+	if err != nil {
+		return nil, err
+	}
+	data := []byte("---\n" + string(head) + "---\n" + content + "\n")
+	hash, err := v.commit(c, fmt.Sprintf("Remember in bank %s", bank), id, []gitstore.Change{{Path: p, Content: data, CheckVersion: true, ExpectVersion: "", RequireClean: true}})
+	if err != nil {
+		return nil, err
+	}
+	return &Written{ID: id, Path: p, Title: strings.TrimSuffix(baseName(p), ".md"), VersionToken: hash}, nil
+}
+
+// factPath names a fact's file after its first words, with the id's tail
+// to keep two facts that start alike apart.
+func (v *Vault) factPath(bank, content, id string) string {
+	words := strings.Fields(content)
+	title := strings.Join(words[:min(8, len(words))], " ")
+	for len(title) > 60 {
+		_, size := utf8.DecodeLastRuneInString(title)
+		title = title[:len(title)-size]
+	}
+	name := strings.TrimSuffix(FileName(title), ".md")
+	if name == "" {
+		name = "fact"
+	}
+	return BanksDir + "/" + bank + "/" + name + " " + strings.ToLower(id[len(id)-6:]) + ".md"
+}
+
+// FactType decides a fact's hindsight type from its words, the same way
+// every time: `opinion` when it states a belief or judgement in the first
+// person ("I think", "I believe", "in my opinion", "I prefer", "should"),
+// `experience` when it tells what the speaker did or lived ("I", "we",
+// "my", "our" as its subject), `world` otherwise (facts about the user or
+// the world). A person may change it in the note's frontmatter.
+func FactType(content string) string {
+	l := " " + strings.ToLower(content) + " "
+	for _, m := range []string{" i think", " i believe", " i feel", " in my opinion", " i prefer", " i'd rather", " i would rather", " i like", " i love", " i hate", " should ", " i'm convinced", " i am convinced"} {
+		if strings.Contains(l, m) {
+			return "opinion"
+		}
+	}
+	first := strings.ToLower(strings.Trim(strings.Fields(content + " x")[0], ",.:;!?\"'"))
+	switch first {
+	case "i", "i'm", "i've", "i'd", "we", "we're", "we've", "my", "our":
+		return "experience"
+	}
+	return "world"
+}
+
+// Default and bounds of hindsight_search's budget.
+const (
+	DefaultBankTokens = 4096
+	MaxBankTokens     = 100_000
+)
+
+// BankSearch searches one bank (hybrid search), packing facts into at most
+// maxTokens tokens of results, counted with the real tokenizer on each
+// fact's JSON as returned.
+func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, maxTokens int) ([]BankFact, error) {
+	for _, f := range []struct{ arg, val string }{{"bank_id", bank}, {"query", query}} {
+		if err := validText(f.arg, f.val); err != nil {
+			return nil, err
+		}
+	}
+	if !v.mayReachBank(c, bank) || !v.bankExists(bank) {
+		return nil, &BankError{bank}
+	}
+	if strings.TrimSpace(query) == "" {
+		return nil, argErr("query", "is empty")
+	}
+	if maxTokens == 0 {
+		maxTokens = DefaultBankTokens
+	}
+	if maxTokens < 1 || maxTokens > MaxBankTokens {
+		return nil, argErr("max_tokens", "must be between 1 and %d", MaxBankTokens)
+	}
+	ix, err := v.SearchIndex()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.syncIndex(false); err != nil {
+		return nil, err
+	}
+	res, err := ix.Search(ctx, search.Query{Text: query, Mode: search.Hybrid, Limit: MaxSearchLimit, Filter: search.Filter{Scopes: []string{"b:" + bank}}})
+	if err != nil {
+		return nil, err
+	}
+	out := []BankFact{}
+	used := search.Tokens(`{"results":[]}`)
+	for _, h := range res.Hits {
+		f, ok := v.factOf(h.Path)
+		if !ok {
+			continue
+		}
+		b, _ := json.Marshal(f)
+		n := search.Tokens(string(b)) + 1 // and its comma
+		if used+n > maxTokens {
+			continue // a shorter fact further down may still fit
+		}
+		used += n
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// factOf reads a fact note back.
+func (v *Vault) factOf(p string) (BankFact, bool) {
+	data, err := readFileNoFollow(v.abs(p))
+	if err != nil {
+		return BankFact{}, false
+	}
+	n := ParseNote(p, data)
+	e := v.entry(p, false)
+	f := BankFact{ID: n.ID, Text: strings.TrimSpace(string(n.Body)), Type: "world"}
+	if e != nil {
+		f.ID = e.ID
+	}
+	str := func(k string) string {
+		if node := n.key(k); node != nil && node.Kind == yaml.ScalarNode {
+			return strings.TrimSpace(node.Value)
+		}
+		return ""
+	}
+	f.Context = str("context")
+	if t := str("fact_type"); t == "world" || t == "experience" || t == "opinion" {
+		f.Type = t
+	}
+	if d := str("event_date"); d != "" {
+		f.EventDate = &d
+	}
+	if d := str("document_id"); d != "" {
+		f.DocumentID = &d
+	}
+	return f, true
+}
