@@ -167,3 +167,30 @@ func TestHindsightBanksAreIsolated(t *testing.T) {
 		t.Error("a refused put changed the vault")
 	}
 }
+
+// The hindsight family at its own path: a token with every toolset sees
+// only the hindsight tools there, and all of them at /mcp.
+func TestFamilyEndpoints(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	tok := ts.token(t, "owner", "write", ToolsetGateway, ToolsetHindsight, ToolsetTreaisure)
+	all := toolNames(t, ts.client(t, tok))
+	if !contains(all, "hindsight_put") || !contains(all, "search") {
+		t.Fatalf("/mcp: %v", all)
+	}
+	base := ts.url
+	ts.url = strings.TrimSuffix(base, "/mcp") + "/hindsight/mcp"
+	only := toolNames(t, ts.client(t, tok))
+	ts.url = base
+	if strings.Join(only, ",") != "hindsight_put,hindsight_search" {
+		t.Fatalf("/hindsight/mcp: %v", only)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

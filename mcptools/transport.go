@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -51,6 +52,22 @@ func HTTPHandler(s *server.MCPServer, tokens *TokenStore, o HTTPOptions) http.Ha
 	)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", authenticate(streamable, tokens, o))
+	// Each family also at its own path, for clients written for a server
+	// of that family alone: the token's toolsets narrowed to that one.
+	for _, family := range []string{ToolsetTreaisure, ToolsetHindsight} {
+		path := "/" + family + "/mcp"
+		only := server.NewStreamableHTTPServer(s,
+			server.WithEndpointPath(path),
+			server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+				if id, ok := IdentityFrom(r.Context()); ok {
+					id.Toolsets = slices.DeleteFunc(slices.Clone(id.Toolsets), func(t string) bool { return t != family })
+					return WithIdentity(ctx, id)
+				}
+				return ctx
+			}),
+		)
+		mux.Handle(path, authenticate(only, tokens, o))
+	}
 	return mux
 }
 

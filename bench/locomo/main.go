@@ -41,6 +41,8 @@ type turn struct {
 	Caption string `json:"blip_caption"`
 }
 
+var viaHindsight bool
+
 var categoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 func main() {
@@ -48,7 +50,9 @@ func main() {
 	keep := flag.String("vault", "", "build the vault here and keep it (default: a temporary folder)")
 	convs := flag.Int("convs", 0, "only the first N conversations (0: all)")
 	modes := flag.String("modes", "lexical,semantic,hybrid", "modes to measure")
+	hs := flag.Bool("hindsight", false, "measure through hindsight_put / hindsight_search instead (one bank per conversation)")
 	flag.Parse()
+	viaHindsight = *hs
 	if err := run(*data, *keep, *convs, strings.Split(*modes, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "locomo:", err)
 		os.Exit(1)
@@ -73,6 +77,9 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
+	}
+	if viaHindsight {
+		return runHindsight(dir, samples)
 	}
 	src := filepath.Join(dir, "src")
 	turns, err := writeNotes(src, samples)
