@@ -52,6 +52,7 @@ func NewRegistry() *Registry {
 	all = append(all, memoryTools()...)
 	all = append(all, searchTools()...)
 	all = append(all, hindsightTools()...)
+	all = append(all, treaisureTools()...)
 	for _, t := range all {
 		r.add(t)
 	}

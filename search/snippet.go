@@ -6,6 +6,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
+	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // snippetBytes is about how long a snippet is.
@@ -19,6 +22,9 @@ type span struct{ start, end int }
 // and nothing HTML-escaped. With no match, the start of the chunk the
 // semantic search preferred (or of the body).
 func (ix *Index) Snippet(body, query string, hint *Chunk) string {
+	if c := ContentWords(query); c != "" {
+		query = c // "the" and "de" are not what a reader looks for
+	}
 	spans, terms := ix.matches(body, query)
 	if len(spans) == 0 {
 		start, end := 0, len(body)
@@ -219,3 +225,31 @@ func excerpt(body string, start, end int, spans []span) string {
 }
 
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// stopWords are English's and French's stop words together.
+var stopWords = func() map[string]bool {
+	out := map[string]bool{}
+	for _, ctor := range []func(map[string]any, *registry.Cache) (analysis.TokenMap, error){en.TokenMapConstructor, fr.TokenMapConstructor} {
+		m, err := ctor(nil, nil)
+		if err != nil {
+			panic(err)
+		}
+		for w := range m {
+			out[w] = true
+		}
+	}
+	return out
+}()
+
+// ContentWords is text without the stop words of either language: what
+// must match for a match to mean something ("the" in a French field
+// matches everything English).
+func ContentWords(text string) string {
+	var keep []string
+	for _, w := range strings.FieldsFunc(text, notWordRune) {
+		if !stopWords[strings.ToLower(w)] {
+			keep = append(keep, w)
+		}
+	}
+	return strings.Join(keep, " ")
+}

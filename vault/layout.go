@@ -17,6 +17,7 @@ const (
 	BanksDir      = "banks"
 	ProjectMarker = ".cairn-project.yaml"
 	ProfileFile   = "profile.md"
+	ThoughtsDir   = "thoughts" // people/<p>/thoughts/<space>/: captured thoughts
 	// MaxNoteBytes bounds one note's content; larger bodies are refused.
 	MaxNoteBytes = 1 << 20
 )
@@ -29,6 +30,9 @@ func classOf(p string) string {
 	if owner, rest, ok := personalPath(p); ok && owner != "" {
 		if rest == ProfileFile {
 			return ClassUserProfile
+		}
+		if strings.HasPrefix(rest, ThoughtsDir+"/") {
+			return ClassUserThought
 		}
 		return ClassAgentMemory
 	}

@@ -19,6 +19,9 @@ const (
 	ClassUserDoc     = "user-doc"
 	ClassAgentMemory = "agent-memory"
 	ClassUserProfile = "user-profile"
+	// ClassUserThought is a thought the user captured in their own words
+	// (treaisure_capture_thought): people/<p>/thoughts/<space>/.
+	ClassUserThought = "user-thought"
 )
 
 // Note is one Markdown file: its frontmatter (kept as a YAML node so a

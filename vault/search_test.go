@@ -295,15 +295,6 @@ func TestSearchUsesSequences(t *testing.T) {
 	}
 }
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // A broken embedder setting turns semantic search off, says why in every
 // search, and is reported by doctor; lexical search goes on.
 func TestBrokenEmbedderSettingRunsLexically(t *testing.T) {
