@@ -72,8 +72,8 @@ export async function makeVault() {
 }
 
 /** Creates a personal access token; cairn prints it alone on one line. */
-export async function createToken(vault, principal, scope) {
-  const { stdout } = await runCairn(['token', 'create', '--vault', vault, '--principal', principal, '--scope', scope]);
+export async function createToken(vault, principal, scope, extra = []) {
+  const { stdout } = await runCairn(['token', 'create', '--vault', vault, '--principal', principal, '--scope', scope, ...extra]);
   const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);
   if (lines.length !== 1) {
     throw new Error(`cairn token create: expected the token alone on one line, got ${JSON.stringify(stdout)}`);
