@@ -256,3 +256,51 @@ func (v *Vault) factOf(p string) (BankFact, bool) {
 	}
 	return f, true
 }
+
+// GrantBank gives (or with grant false takes back) a principal's access to
+// a memory bank, in .cairn/access.yaml, in one commit. The owner reaches
+// every bank without a grant.
+func (v *Vault) GrantBank(c Caller, principal, bank string, grant bool) error {
+	if err := ValidPrincipal(principal); err != nil {
+		return &ArgError{Arg: "principal", Msg: err.Error()}
+	}
+	if !bankIDPattern.MatchString(bank) || strings.Contains(bank, "..") {
+		return argErr("bank", "%q is not a bank id (letters, digits, . _ @ + -; up to 128)", bank)
+	}
+	if v.Owner() != c.Principal {
+		return fmt.Errorf("%w: only the vault owner grants access", ErrForbidden)
+	}
+	a, err := loadAccess(v.root)
+	if err != nil {
+		return err
+	}
+	if principal == a.Owner {
+		return argErr("principal", "%s owns the vault and reaches every bank", principal)
+	}
+	if a.Banks == nil {
+		a.Banks = map[string][]string{}
+	}
+	banks := slices.DeleteFunc(slices.Clone(a.Banks[principal]), func(b string) bool { return b == bank })
+	if grant {
+		banks = append(banks, bank)
+		slices.Sort(banks)
+	}
+	if len(banks) == 0 {
+		delete(a.Banks, principal)
+	} else {
+		a.Banks[principal] = banks
+	}
+	data, err := a.Marshal()
+	if err != nil {
+		return err
+	}
+	verb := "Grant"
+	if !grant {
+		verb = "Revoke"
+	}
+	_, err = v.commit(c, fmt.Sprintf("%s %s bank %s", verb, principal, bank), "", []gitstore.Change{{Path: AccessFile, Content: data}})
+	if err == gitstore.ErrNothingToCommit {
+		return nil
+	}
+	return err
+}

@@ -8,7 +8,7 @@ import (
 )
 
 func accessCmd() *cobra.Command {
-	c := &cobra.Command{Use: "access", Short: "Grant and revoke project access (committed in .cairn/access.yaml)"}
+	c := &cobra.Command{Use: "access", Short: "Grant and revoke project and memory-bank access (committed in .cairn/access.yaml)"}
 	var dir, principal, project, role string
 	grant := &cobra.Command{
 		Use: "grant --vault DIR --principal P --project HANDLE --role read|write", Short: "Give a principal a role in a project", Args: cobra.NoArgs,
@@ -39,7 +39,42 @@ func accessCmd() *cobra.Command {
 	revoke.Flags().StringVar(&rproject, "project", "", "project handle")
 	revoke.MarkFlagRequired("principal")
 	revoke.MarkFlagRequired("project")
-	c.AddCommand(grant, revoke)
+	c.AddCommand(grant, revoke, bankCmd("grant-bank", true), bankCmd("revoke-bank", false))
+	return c
+}
+
+// bankCmd grants or revokes a principal's access to a memory bank (the
+// hindsight toolset).
+func bankCmd(name string, grant bool) *cobra.Command {
+	var dir, principal, bank string
+	short := "Let a principal reach a memory bank (hindsight)"
+	if !grant {
+		short = "Take back a principal's access to a memory bank"
+	}
+	c := &cobra.Command{
+		Use: name + " --vault DIR --principal P --bank ID", Short: short, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := openVault(dir)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			if err := v.GrantBank(humanCaller(v, "access"), principal, bank, grant); err != nil {
+				return err
+			}
+			state := "reaches"
+			if !grant {
+				state = "no longer reaches"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s bank %s\n", principal, state, bank)
+			return nil
+		},
+	}
+	vaultFlag(c, &dir)
+	c.Flags().StringVar(&principal, "principal", "", "who")
+	c.Flags().StringVar(&bank, "bank", "", "the bank id")
+	c.MarkFlagRequired("principal")
+	c.MarkFlagRequired("bank")
 	return c
 }
 

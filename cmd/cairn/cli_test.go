@@ -333,3 +333,32 @@ func TestSearchAndReindexTranscript(t *testing.T) {
 		t.Fatalf("search under a server: %s", errOut)
 	}
 }
+
+func TestBankGrantTranscript(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", "--from", "../../sample-vault", v)
+	out, _ := run(t, true, "access", "grant-bank", "--vault", v, "--principal", "sam", "--bank", "user_12345")
+	if strings.TrimSpace(out) != "sam reaches bank user_12345" {
+		t.Fatalf("grant-bank: %q", out)
+	}
+	if !strings.Contains(readFileT(t, filepath.Join(v, ".cairn", "access.yaml")), "user_12345") {
+		t.Fatal("access.yaml has no bank grant")
+	}
+	_, errOut := run(t, false, "access", "grant-bank", "--vault", v, "--principal", "sam", "--bank", "../x")
+	if !strings.Contains(errOut, "bank") {
+		t.Fatalf("bad bank: %s", errOut)
+	}
+	out, _ = run(t, true, "access", "revoke-bank", "--vault", v, "--principal", "sam", "--bank", "user_12345")
+	if !strings.Contains(out, "no longer reaches") || strings.Contains(readFileT(t, filepath.Join(v, ".cairn", "access.yaml")), "user_12345") {
+		t.Fatalf("revoke-bank: %q", out)
+	}
+}
+
+func readFileT(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
