@@ -109,6 +109,7 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	}
 	id := NewID()
 	p := v.factPath(bank, content, id)
+	factContext = strings.TrimSpace(factContext)
 	fm := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	set := func(k, val string) {
 		fm.Content = append(fm.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val})
@@ -116,11 +117,27 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	set("id", id)
 	set("type", "fact")
 	set("fact_type", FactType(content))
-	set("context", strings.TrimSpace(factContext))
+	set("context", factContext)
 	if e := strings.TrimSpace(explanation); e != "" {
 		set("explanation", e)
 	}
+	if d, ok := findDate(factContext + "\n" + content); ok {
+		set("event_date", d)
+	}
 	set("created", time.Now().UTC().Format(time.RFC3339))
+	// Facts put one after another in the same context are a sequence (the
+	// turns of one conversation, the steps of one story): linked, search
+	// indexes each with its neighbours (docs/search.md).
+	v.bankMu.Lock()
+	defer v.bankMu.Unlock()
+	if prev := v.lastFact(bank, factContext); prev != "" {
+		links := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		links.Content = append(links.Content, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Value: "type"}, {Kind: yaml.ScalarNode, Value: "follows"},
+			{Kind: yaml.ScalarNode, Value: "to"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.TrimSuffix(prev, ".md")},
+		}})
+		fm.Content = append(fm.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "links"}, links)
+	}
 	head, err := yaml.Marshal(fm)
 	if err != nil {
 		return nil, err
@@ -130,6 +147,7 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	if err != nil {
 		return nil, err
 	}
+	v.bankLast[bank+"\x00"+factContext] = p
 	return &Written{ID: id, Path: p, Title: strings.TrimSuffix(baseName(p), ".md"), VersionToken: hash}, nil
 }
 
@@ -303,4 +321,68 @@ func (v *Vault) GrantBank(c Caller, principal, bank string, grant bool) error {
 		return nil
 	}
 	return err
+}
+
+// lastFact is the path of the last fact put in a bank with that context
+// ("" when none): remembered, or found once by reading the bank (the
+// newest by id). The caller holds bankMu.
+func (v *Vault) lastFact(bank, factContext string) string {
+	if v.bankLast == nil {
+		v.bankLast = map[string]string{}
+	}
+	key := bank + "\x00" + factContext
+	if p, ok := v.bankLast[key]; ok && v.entry(p, false) != nil {
+		return p
+	}
+	dir := BanksDir + "/" + bank + "/"
+	v.catMu.Lock()
+	type cand struct{ path, id string }
+	var cands []cand
+	for p, e := range v.cat.entries {
+		if strings.HasPrefix(p, dir) {
+			cands = append(cands, cand{p, e.ID})
+		}
+	}
+	v.catMu.Unlock()
+	best, bestID := "", ""
+	for _, c := range cands {
+		if c.id <= bestID {
+			continue
+		}
+		if f, ok := v.factOf(c.path); ok && f.Context == factContext {
+			best, bestID = c.path, c.id
+		}
+	}
+	v.bankLast[key] = best
+	return best
+}
+
+var (
+	isoDate  = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	dayMonth = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)? (january|february|march|april|may|june|july|august|september|october|november|december),? (\d{4})\b`)
+	monthDay = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b`)
+)
+
+// findDate reads the first full date written in text ("2023-05-08", "8 May,
+// 2023", "May 8, 2023"): a fact's event_date.
+func findDate(text string) (string, bool) {
+	if m := isoDate.FindString(text); m != "" {
+		if _, err := time.Parse("2006-01-02", m); err == nil {
+			return m, true
+		}
+	}
+	parse := func(day, month, year string) (string, bool) {
+		t, err := time.Parse("2 January 2006", day+" "+strings.ToUpper(month[:1])+strings.ToLower(month[1:])+" "+year)
+		if err != nil {
+			return "", false
+		}
+		return t.Format("2006-01-02"), true
+	}
+	if m := dayMonth.FindStringSubmatch(text); m != nil {
+		return parse(m[1], m[2], m[3])
+	}
+	if m := monthDay.FindStringSubmatch(text); m != nil {
+		return parse(m[2], m[1], m[3])
+	}
+	return "", false
 }

@@ -53,3 +53,48 @@ func TestFactType(t *testing.T) {
 		}
 	}
 }
+
+// Facts put one after another in one context form a sequence; a date
+// written in the context or the content becomes the event_date.
+func TestBankSequencesAndEventDates(t *testing.T) {
+	v, _ := sampleVault(t)
+	ctx := "session 3, 1:56 pm on 8 May, 2023"
+	w1, err := v.BankPut(owner, "talk", "Caroline: How did the kids handle the accident?", ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, err := v.BankPut(owner, "talk", "Melanie: They were scared but we reassured them.", ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.BankPut(owner, "talk", "Something else entirely, on 2024-02-29", "other", ""); err != nil {
+		t.Fatal(err)
+	}
+	n := ParseNote(w2.Path, []byte(readFile(t, v.abs(w2.Path))))
+	tl := n.TypedLinks()
+	if len(tl) != 1 || tl[0].Type != "follows" || tl[0].Target != w1.Path[:len(w1.Path)-3] {
+		t.Fatalf("second fact's links: %+v", tl)
+	}
+	facts, err := v.BankSearch(context.Background(), owner, "talk", "how did the kids handle the accident", 0)
+	if err != nil || len(facts) < 2 {
+		t.Fatalf("%+v %v", facts, err)
+	}
+	dates := map[string]string{}
+	texts := []string{}
+	for _, f := range facts {
+		if f.EventDate != nil {
+			dates[f.Text] = *f.EventDate
+		}
+		texts = append(texts, f.Text)
+	}
+	if dates["Melanie: They were scared but we reassured them."] != "2023-05-08" {
+		t.Errorf("event dates: %v", dates)
+	}
+	other, _ := v.BankSearch(context.Background(), owner, "talk", "something else entirely", 0)
+	if len(other) == 0 || other[0].EventDate == nil || *other[0].EventDate != "2024-02-29" {
+		t.Errorf("an ISO date in the content: %+v", other)
+	}
+	if texts[0] != "Melanie: They were scared but we reassured them." && texts[1] != "Melanie: They were scared but we reassured them." {
+		t.Errorf("the reply should come with its question: %v", texts)
+	}
+}
