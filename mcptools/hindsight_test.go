@@ -194,3 +194,17 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+func TestHindsightEdges(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	c := ts.client(t, ts.token(t, "owner", "write", ToolsetHindsight))
+	hsText(t, c, "hindsight_put", map[string]any{"bank_id": "u1", "content": "User likes tea", "context": "food"})
+	for _, mt := range []int{0, 3, -1} {
+		if out, isErr := hsText(t, c, "hindsight_search", map[string]any{"bank_id": "u1", "query": "tea", "max_tokens": mt}); !isErr || !strings.HasPrefix(out, "Error: ") || !strings.Contains(out, "max_tokens") {
+			t.Errorf("max_tokens %d: %q", mt, out)
+		}
+	}
+	if out, isErr := hsText(t, c, "hindsight_search", map[string]any{"bank_id": "u1", "query": "tea", "max_tokens": 8}); isErr || out != `{"results":[]}` {
+		t.Errorf("a budget too small for any fact: %q", out)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -33,7 +32,7 @@ func hindsightTools() []*Tool {
 			Schema: `{"type":"object","properties":{
 "bank_id":{"type":"string","description":"Unique identifier for the user (e.g., user_id, email)"},
 "query":{"type":"string","description":"Natural language search query"},
-"max_tokens":{"type":"integer","minimum":1,"maximum":100000,"description":"Maximum tokens for results (default: 4096)"},
+"max_tokens":{"type":"integer","minimum":8,"maximum":100000,"description":"Maximum tokens for results (default: 4096)"},
 "explanation":{"type":"string","description":"Optional explanation for why this search is being performed"}},
 "required":["bank_id","query"],"additionalProperties":false}`,
 			Handle: hindsightSearch,
@@ -82,7 +81,7 @@ func hindsightSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 	var a struct {
 		BankID      string `json:"bank_id"`
 		Query       string `json:"query"`
-		MaxTokens   int    `json:"max_tokens"`
+		MaxTokens   *int   `json:"max_tokens"`
 		Explanation string `json:"explanation"`
 	}
 	if err := decodeArgs(raw, &a); err != nil {
@@ -93,7 +92,14 @@ func hindsightSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 			return hindsightError(err), nil
 		}
 	}
-	facts, err := e.Vault.BankSearch(ctx, e.Caller(), strings.TrimSpace(a.BankID), a.Query, a.MaxTokens)
+	budget := vault.DefaultBankTokens
+	if a.MaxTokens != nil {
+		budget = *a.MaxTokens // 0 or less is refused, naming max_tokens
+		if budget == 0 {
+			budget = -1
+		}
+	}
+	facts, err := e.Vault.BankSearch(ctx, e.Caller(), a.BankID, a.Query, budget)
 	if err != nil {
 		return hindsightError(err), nil
 	}

@@ -137,16 +137,22 @@ func NewServer(v *vault.Vault, reg *Registry, version string) *server.MCPServer 
 // call runs one tool: identity and access, argument checks, the handler,
 // and the mapping of every failure to an isError result that says why.
 func call(ctx context.Context, v *vault.Vault, t *Tool, req mcp.CallToolRequest) *mcp.CallToolResult {
+	fail := func(msg string) *mcp.CallToolResult {
+		if t.Toolset == ToolsetHindsight {
+			msg = "Error: " + msg // Hindsight's clients read errors as "Error: ..."
+		}
+		return mcp.NewToolResultError(msg)
+	}
 	id, ok := IdentityFrom(ctx)
 	if !ok || !id.allows(t) {
-		return mcp.NewToolResultError(fmt.Sprintf("tool %s is not available to this token", t.Name))
+		return fail(fmt.Sprintf("tool %s is not available to this token", t.Name))
 	}
 	raw := req.Params.RawArguments
 	if len(raw) == 0 {
 		if req.Params.Arguments != nil {
 			b, err := json.Marshal(req.Params.Arguments)
 			if err != nil {
-				return mcp.NewToolResultError("arguments: " + err.Error())
+				return fail("arguments: " + err.Error())
 			}
 			raw = b
 		} else {
@@ -154,7 +160,7 @@ func call(ctx context.Context, v *vault.Vault, t *Tool, req mcp.CallToolRequest)
 		}
 	}
 	if err := checkUTF8(raw); err != nil {
-		return mcp.NewToolResultError(err.Error())
+		return fail(err.Error())
 	}
 	out, err := t.Handle(ctx, &Env{Vault: v, ID: id, Tool: t.Name}, raw)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -36,6 +37,14 @@ func (e *BankError) Unwrap() error { return ErrBankNotFound }
 // and safe as one folder name.
 var bankIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$`)
 
+// ValidBankID says whether id can name a bank.
+func ValidBankID(id string) error {
+	if !bankIDPattern.MatchString(id) || strings.Contains(id, "..") {
+		return fmt.Errorf("%q is not a bank id (letters, digits, . _ @ + -; up to 128; starting with a letter or digit)", id)
+	}
+	return nil
+}
+
 // bankPath splits banks/<bank>/<rest>.
 func bankPath(p string) (bank, rest string, ok bool) {
 	if !strings.HasPrefix(p, BanksDir+"/") {
@@ -48,7 +57,7 @@ func bankPath(p string) (bank, rest string, ok bool) {
 // mayReachBank: the owner reaches every bank; another principal the banks
 // access.yaml grants it; a token's bank list narrows either.
 func (v *Vault) mayReachBank(c Caller, bank string) bool {
-	if !bankIDPattern.MatchString(bank) || strings.Contains(bank, "..") {
+	if ValidBankID(bank) != nil {
 		return false
 	}
 	if c.Banks != nil && !slices.Contains(c.Banks, bank) {
@@ -61,8 +70,22 @@ func (v *Vault) mayReachBank(c Caller, bank string) bool {
 	return c.Principal == a.Owner || slices.Contains(a.Banks[c.Principal], bank)
 }
 
+// bankCaseClash: another bank's folder has the same name but for case.
+func (v *Vault) bankCaseClash(bank string) bool {
+	ents, err := os.ReadDir(v.abs(BanksDir))
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.Name() != bank && strings.EqualFold(e.Name(), bank) {
+			return true
+		}
+	}
+	return false
+}
+
 func (v *Vault) bankExists(bank string) bool {
-	fi, err := os.Stat(v.abs(BanksDir + "/" + bank))
+	fi, err := os.Lstat(v.abs(BanksDir + "/" + bank)) // a symlink is no bank
 	return err == nil && fi.IsDir()
 }
 
@@ -107,8 +130,17 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	case len(factContext) > maxContextBytes:
 		return nil, argErr("context", "is longer than %d bytes", maxContextBytes)
 	}
+	if v.bankCaseClash(bank) {
+		// On a case-insensitive disk "Alice" would write into "alice".
+		return nil, &BankError{bank}
+	}
+	v.bankMu.Lock()
+	defer v.bankMu.Unlock()
 	id := NewID()
 	p := v.factPath(bank, content, id)
+	if err := v.noSymlinks("bank_id", p); err != nil {
+		return nil, err
+	}
 	factContext = strings.TrimSpace(factContext)
 	fm := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	set := func(k, val string) {
@@ -128,8 +160,6 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	// Facts put one after another in the same context are a sequence (the
 	// turns of one conversation, the steps of one story): linked, search
 	// indexes each with its neighbours (docs/search.md).
-	v.bankMu.Lock()
-	defer v.bankMu.Unlock()
 	if prev := v.lastFact(bank, factContext); prev != "" {
 		links := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		links.Content = append(links.Content, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Content: []*yaml.Node{
@@ -191,7 +221,9 @@ func FactType(content string) string {
 // Default and bounds of hindsight_search's budget.
 const (
 	DefaultBankTokens = 4096
+	MinBankTokens     = 8 // {"results":[]} alone takes 4
 	MaxBankTokens     = 100_000
+	bankCandidates    = 200
 )
 
 // BankSearch searches one bank (hybrid search), packing facts into at most
@@ -203,7 +235,7 @@ func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, ma
 			return nil, err
 		}
 	}
-	if !v.mayReachBank(c, bank) || !v.bankExists(bank) {
+	if !v.mayReachBank(c, bank) || !v.bankExists(bank) || v.bankCaseClash(bank) {
 		return nil, &BankError{bank}
 	}
 	if strings.TrimSpace(query) == "" {
@@ -212,8 +244,8 @@ func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, ma
 	if maxTokens == 0 {
 		maxTokens = DefaultBankTokens
 	}
-	if maxTokens < 1 || maxTokens > MaxBankTokens {
-		return nil, argErr("max_tokens", "must be between 1 and %d", MaxBankTokens)
+	if maxTokens < MinBankTokens || maxTokens > MaxBankTokens {
+		return nil, argErr("max_tokens", "must be between %d and %d", MinBankTokens, MaxBankTokens)
 	}
 	ix, err := v.SearchIndex()
 	if err != nil {
@@ -222,7 +254,7 @@ func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, ma
 	if err := v.syncIndex(false); err != nil {
 		return nil, err
 	}
-	res, err := ix.Search(ctx, search.Query{Text: query, Mode: search.Hybrid, Limit: MaxSearchLimit, Filter: search.Filter{Scopes: []string{"b:" + bank}}})
+	res, err := ix.Search(ctx, search.Query{Text: query, Mode: search.Hybrid, Limit: bankCandidates, Filter: search.Filter{Scopes: []string{"b:" + bank}}})
 	if err != nil {
 		return nil, err
 	}
@@ -282,8 +314,8 @@ func (v *Vault) GrantBank(c Caller, principal, bank string, grant bool) error {
 	if err := ValidPrincipal(principal); err != nil {
 		return &ArgError{Arg: "principal", Msg: err.Error()}
 	}
-	if !bankIDPattern.MatchString(bank) || strings.Contains(bank, "..") {
-		return argErr("bank", "%q is not a bank id (letters, digits, . _ @ + -; up to 128)", bank)
+	if err := ValidBankID(bank); err != nil {
+		return argErr("bank", "%v", err)
 	}
 	if v.Owner() != c.Principal {
 		return fmt.Errorf("%w: only the vault owner grants access", ErrForbidden)
@@ -363,26 +395,34 @@ var (
 	monthDay = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b`)
 )
 
-// findDate reads the first full date written in text ("2023-05-08", "8 May,
-// 2023", "May 8, 2023"): a fact's event_date.
+// findDate reads the first full, valid date written in text
+// ("2023-05-08", "8 May, 2023", "May 8, 2023"): a fact's event_date.
 func findDate(text string) (string, bool) {
-	if m := isoDate.FindString(text); m != "" {
-		if _, err := time.Parse("2006-01-02", m); err == nil {
-			return m, true
+	type found struct {
+		at   int
+		date string
+	}
+	var all []found
+	for _, m := range isoDate.FindAllStringIndex(text, -1) {
+		if t, err := time.Parse("2006-01-02", text[m[0]:m[1]]); err == nil {
+			all = append(all, found{m[0], t.Format("2006-01-02")})
 		}
 	}
-	parse := func(day, month, year string) (string, bool) {
+	parse := func(at int, day, month, year string) {
 		t, err := time.Parse("2 January 2006", day+" "+strings.ToUpper(month[:1])+strings.ToLower(month[1:])+" "+year)
-		if err != nil {
-			return "", false
+		if err == nil {
+			all = append(all, found{at, t.Format("2006-01-02")})
 		}
-		return t.Format("2006-01-02"), true
 	}
-	if m := dayMonth.FindStringSubmatch(text); m != nil {
-		return parse(m[1], m[2], m[3])
+	for _, m := range dayMonth.FindAllStringSubmatchIndex(text, -1) {
+		parse(m[0], text[m[2]:m[3]], text[m[4]:m[5]], text[m[6]:m[7]])
 	}
-	if m := monthDay.FindStringSubmatch(text); m != nil {
-		return parse(m[2], m[1], m[3])
+	for _, m := range monthDay.FindAllStringSubmatchIndex(text, -1) {
+		parse(m[0], text[m[4]:m[5]], text[m[2]:m[3]], text[m[6]:m[7]])
 	}
-	return "", false
+	if len(all) == 0 {
+		return "", false
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at })
+	return all[0].date, true
 }

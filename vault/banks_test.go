@@ -3,7 +3,9 @@ package vault
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestBankGrants(t *testing.T) {
@@ -96,5 +98,83 @@ func TestBankSequencesAndEventDates(t *testing.T) {
 	}
 	if texts[0] != "Melanie: They were scared but we reassured them." && texts[1] != "Melanie: They were scared but we reassured them." {
 		t.Errorf("the reply should come with its question: %v", texts)
+	}
+}
+
+// A fact's links and title never reach the shared link graph: it cannot
+// pin a shared note in place nor make a shared title ambiguous.
+func TestBankFactsStayOutOfTheSharedGraph(t *testing.T) {
+	v, _ := sampleVault(t)
+	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn access"}
+	if err := v.GrantBank(human, "sam", "sb", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.BankPut(sam, "sb", "# Glossary\n\nsee [[acme/handbook/Glossary]] and [[Glossary]]", "notes", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.MoveNote(owner, "acme/handbook/Glossary.md", "acme", ""); err != nil {
+		t.Fatalf("a bank fact pinned a shared note: %v", err)
+	}
+	if _, err := v.CreateNote(owner, CreateArgs{Project: "acme/launch", Body: "# Glossary\n\nA second one.\n"}); err == nil {
+		t.Fatal("a bank fact switched off the ambiguity guard")
+	}
+	n, err := v.GetNote(owner, "[[Glossary]]", false, "")
+	if err != nil || n.Path != "acme/Glossary.md" {
+		t.Fatalf("[[Glossary]] resolves to %+v (%v)", n, err)
+	}
+}
+
+func TestConcurrentCapturesMakeOneThought(t *testing.T) {
+	v, dir := sampleVault(t)
+	statuses := make(chan string, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			c, err := v.CaptureThought(owner, CaptureArgs{Text: "The same words at once", Space: "personal", Confirmed: true})
+			if err != nil {
+				statuses <- err.Error()
+				return
+			}
+			statuses <- c.Status
+		}()
+	}
+	count := map[string]int{}
+	for i := 0; i < 8; i++ {
+		count[<-statuses]++
+	}
+	if count[CaptureCreated] != 1 || count[CaptureExists] != 7 {
+		t.Fatalf("statuses: %v", count)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "people", "owner", "thoughts", "personal", "*.md"))
+	if len(files) != 1 {
+		t.Fatalf("%d files", len(files))
+	}
+	today := time.Now().Format("2006-01-02")
+	if c, _ := v.CaptureThought(owner, CaptureArgs{Text: "Dated today", Space: "personal", OccurredAt: today, Confirmed: true}); c.Status != CaptureCreated {
+		t.Errorf("today is not the future: %+v", c)
+	}
+}
+
+func TestBankIDsThatDifferByCase(t *testing.T) {
+	v, _ := sampleVault(t)
+	if _, err := v.BankPut(owner, "alice", "Alice likes tea", "food", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.BankPut(owner, "Alice", "Not Alice's", "food", ""); !errors.Is(err, ErrBankNotFound) {
+		t.Fatalf("a bank id differing only by case: %v", err)
+	}
+}
+
+func TestFindDate(t *testing.T) {
+	for text, want := range map[string]string{
+		"session 3, 1:56 pm on 8 May, 2023 then 2024-01-01": "2023-05-08",
+		"on May 9th, 2023":                  "2023-05-09",
+		"2023-02-30 was no day; 2023-03-01": "2023-03-01",
+		"31 February, 2023 or 1 March 2023": "2023-03-01",
+		"no date here":                      "",
+	} {
+		got, _ := findDate(text)
+		if got != want {
+			t.Errorf("%q: %q, want %q", text, got, want)
+		}
 	}
 }

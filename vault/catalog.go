@@ -24,6 +24,10 @@ type catalog struct {
 	file    string
 	entries map[string]*catEntry // by path
 	graph   *wikilinks.Graph
+	// banks is the memory banks' own graph: their facts never join the
+	// shared one, so a fact can neither pin a shared note's path (a link
+	// to it) nor make a shared title ambiguous (an H1 like it).
+	banks *wikilinks.Graph
 	// idPaths lists the paths whose file carries each id. Copying a note
 	// file copies its id; the copy that sorts first keeps it and the
 	// others are known by an id derived from their path (saved in their
@@ -60,7 +64,7 @@ type catalogFile struct {
 const catalogFormat = 4
 
 func loadCatalog(file string) *catalog {
-	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), idPaths: map[string]map[string]bool{}, changed: map[string]bool{}}
+	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), banks: wikilinks.New(), idPaths: map[string]map[string]bool{}, changed: map[string]bool{}}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c
@@ -72,9 +76,17 @@ func loadCatalog(file string) *catalog {
 	for p, e := range cf.Entries {
 		c.entries[p] = e
 		addPath(c.idPaths, e.FileID, p)
-		c.graph.Set(graphNote(p, e))
+		c.graphFor(p).Set(graphNote(p, e))
 	}
 	return c
+}
+
+// graphFor is the graph a path's note belongs to.
+func (c *catalog) graphFor(p string) *wikilinks.Graph {
+	if _, _, ok := bankPath(p); ok {
+		return c.banks
+	}
+	return c.graph
 }
 
 func graphNote(p string, e *catEntry) wikilinks.Note {
@@ -174,7 +186,7 @@ func (c *catalog) put(n *Note, st fileStamp) {
 		// Same file, same id: replace it in the graph in one step, so a
 		// concurrent reader never finds the note missing.
 		e.ID = old.ID
-		c.graph.Set(graphNote(n.Path, e))
+		c.graphFor(n.Path).Set(graphNote(n.Path, e))
 		return
 	}
 	addPath(c.idPaths, e.FileID, n.Path)
@@ -205,13 +217,14 @@ func (c *catalog) reassign(fileID, always string) {
 		}
 		switch {
 		case e.ID != want:
-			if gn, ok := c.graph.Note(e.ID); ok && gn.Path == p {
-				c.graph.Remove(e.ID)
+			g := c.graphFor(p)
+			if gn, ok := g.Note(e.ID); ok && gn.Path == p {
+				g.Remove(e.ID)
 			}
 			e.ID = want
-			c.graph.Set(graphNote(p, e))
+			g.Set(graphNote(p, e))
 		case p == always:
-			c.graph.Set(graphNote(p, e))
+			c.graphFor(p).Set(graphNote(p, e))
 		}
 	}
 }
@@ -237,8 +250,9 @@ func (c *catalog) remove(p string) {
 	if !ok {
 		return
 	}
-	if gn, ok := c.graph.Note(e.ID); ok && gn.Path == p {
-		c.graph.Remove(e.ID)
+	g := c.graphFor(p)
+	if gn, ok := g.Note(e.ID); ok && gn.Path == p {
+		g.Remove(e.ID)
 	}
 	delete(c.entries, p)
 	c.changed[p] = true

@@ -404,7 +404,7 @@ func noteDateAndMeta(n *Note, mtime time.Time) (time.Time, []string) {
 // (2026-11-29), or a day and a time without a zone (taken as UTC).
 func ParseDate(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
 		}

@@ -29,6 +29,7 @@ const contextBytes = 600
 // note, another project) must never be one, whoever wrote the link.
 func (v *Vault) sequenceOf(p string, n *Note) []string {
 	scope, _, _ := v.scopeOf(p)
+	g := v.cat.graphFor(p) // v.cat is fixed after Open; the graph locks itself
 	seen := map[string]bool{p: true}
 	var out []string
 	add := func(q string) {
@@ -47,14 +48,14 @@ func (v *Vault) sequenceOf(p string, n *Note) []string {
 		if !sequenceTypes[l.Type] {
 			continue
 		}
-		if r := v.cat.graph.Resolve(l.Target); r.Status == wikilinks.Resolved {
-			add(v.cat.pathOf(r.ID))
+		if r := g.Resolve(l.Target); r.Status == wikilinks.Resolved {
+			add(pathIn(g, r.ID))
 		}
 	}
 	if e := v.entry(p, false); e != nil {
-		for _, ed := range v.cat.graph.Incoming(e.ID, nil) {
+		for _, ed := range g.Incoming(e.ID, nil) {
 			if ed.Typed && sequenceTypes[ed.Type] {
-				add(v.cat.pathOf(ed.From))
+				add(pathIn(g, ed.From))
 			}
 		}
 	}
@@ -99,4 +100,11 @@ func whoOf(n *Note) []string {
 		}
 	}
 	return out
+}
+
+func pathIn(g *wikilinks.Graph, id string) string {
+	if n, ok := g.Note(id); ok {
+		return n.Path
+	}
+	return ""
 }

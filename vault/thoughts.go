@@ -104,7 +104,7 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 		switch {
 		case !ok:
 			return rejected(fmt.Sprintf("argument occurred_at: %q is not an ISO 8601 date or time", a.OccurredAt)), nil
-		case t.After(time.Now().Add(time.Minute)):
+		case t.After(time.Now().Add(14 * time.Hour)): // a day east of UTC is not the future
 			return rejected(fmt.Sprintf("argument occurred_at: %s is in the future", a.OccurredAt)), nil
 		}
 		occurred = strings.TrimSpace(a.OccurredAt)
@@ -113,6 +113,10 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 		return rejected("this token may not write"), nil
 	}
 	prop := &Proposal{Text: text, Space: a.Space, ThoughtKind: kind, OccurredAt: occurred}
+	// One capture at a time: two identical ones at once must give one
+	// created and one already_exists.
+	v.thoughtMu.Lock()
+	defer v.thoughtMu.Unlock()
 	if id, p := v.sameThought(c.Principal, a.Space, text); id != "" {
 		return &Capture{Status: CaptureExists, ID: id, Path: p, Proposal: prop, Message: "These words are already saved in this space."}, nil
 	}
@@ -121,6 +125,9 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 	}
 	id := NewID()
 	p := thoughtsDir(c.Principal, a.Space) + "/" + fileNameFrom(text, id)
+	if err := v.noSymlinks("space", p); err != nil {
+		return rejected(err.Error()), nil
+	}
 	fm := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	set := func(k, val string) {
 		fm.Content = append(fm.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val})

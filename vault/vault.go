@@ -38,8 +38,9 @@ type Vault struct {
 
 	srch searchState
 
-	bankMu   sync.Mutex        // serialises hindsight_put (a fact links to the one before it)
-	bankLast map[string]string // bank + context → path of the last fact put there
+	bankMu    sync.Mutex        // serialises hindsight_put (a fact links to the one before it)
+	thoughtMu sync.Mutex        // serialises captures (the duplicate check, then the commit)
+	bankLast  map[string]string // bank + context → path of the last fact put there
 
 	mu          sync.Mutex // guards the fields below
 	access      *Access

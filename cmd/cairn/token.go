@@ -22,6 +22,17 @@ func tokenCmd() *cobra.Command {
 			if err := needVault(dir); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("banks") {
+				// An empty list would be stored as none, which means all.
+				if len(banks) == 0 {
+					return fmt.Errorf("--banks: give at least one bank id (leave the flag out for every bank the principal reaches)")
+				}
+				for _, b := range banks {
+					if err := vault.ValidBankID(b); err != nil {
+						return fmt.Errorf("--banks: %w", err)
+					}
+				}
+			}
 			v, err := vault.Open(dir, vault.Options{})
 			if err != nil {
 				return err
