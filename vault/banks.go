@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/search"
@@ -184,17 +183,7 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 // factPath names a fact's file after its first words, with the id's tail
 // to keep two facts that start alike apart.
 func (v *Vault) factPath(bank, content, id string) string {
-	words := strings.Fields(content)
-	title := strings.Join(words[:min(8, len(words))], " ")
-	for len(title) > 60 {
-		_, size := utf8.DecodeLastRuneInString(title)
-		title = title[:len(title)-size]
-	}
-	name := strings.TrimSuffix(FileName(title), ".md")
-	if name == "" {
-		name = "fact"
-	}
-	return BanksDir + "/" + bank + "/" + name + " " + strings.ToLower(id[len(id)-6:]) + ".md"
+	return BanksDir + "/" + bank + "/" + fileNameFrom(content, id)
 }
 
 // FactType decides a fact's hindsight type from its words, the same way
