@@ -236,14 +236,7 @@ func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, ma
 	if maxTokens < MinBankTokens || maxTokens > MaxBankTokens {
 		return nil, argErr("max_tokens", "must be between %d and %d", MinBankTokens, MaxBankTokens)
 	}
-	ix, err := v.SearchIndex()
-	if err != nil {
-		return nil, err
-	}
-	if err := v.syncIndex(false); err != nil {
-		return nil, err
-	}
-	res, err := ix.Search(ctx, search.Query{Text: query, Mode: search.Hybrid, Limit: bankCandidates, Filter: search.Filter{Scopes: []string{"b:" + bank}}})
+	_, res, err := v.runSearch(ctx, search.Query{Text: query, Mode: search.Hybrid, Limit: bankCandidates, Filter: search.Filter{Scopes: []string{"b:" + bank}}})
 	if err != nil {
 		return nil, err
 	}

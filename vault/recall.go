@@ -92,14 +92,7 @@ func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, bud
 		// A project's recall still includes the caller's own memory.
 		plan.q.Filter.Scopes = append(plan.q.Filter.Scopes, "u:"+c.Principal)
 	}
-	ix, err := v.SearchIndex()
-	if err != nil {
-		return nil, err
-	}
-	if err := v.syncIndex(false); err != nil {
-		return nil, err
-	}
-	res, err := ix.Search(ctx, plan.q)
+	ix, res, err := v.runSearch(ctx, plan.q)
 	if err != nil {
 		return nil, err
 	}

@@ -149,14 +149,7 @@ func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResu
 	if err != nil {
 		return nil, err
 	}
-	ix, err := v.SearchIndex()
-	if err != nil {
-		return nil, err
-	}
-	if err := v.syncIndex(false); err != nil {
-		return nil, err
-	}
-	res, err := ix.Search(ctx, plan.q)
+	ix, res, err := v.runSearch(ctx, plan.q)
 	if err != nil {
 		return nil, err
 	}
@@ -217,4 +210,21 @@ func (v *Vault) NoteCount() int {
 	v.catMu.Lock()
 	defer v.catMu.Unlock()
 	return len(v.cat.entries)
+}
+
+// runSearch runs a query on the index, brought up to date with every note
+// the catalog has seen first, so a search never misses a write.
+func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, error) {
+	ix, err := v.SearchIndex()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := v.syncIndex(false); err != nil {
+		return nil, nil, err
+	}
+	res, err := ix.Search(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, res, nil
 }

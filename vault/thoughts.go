@@ -340,15 +340,8 @@ func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space stri
 	if c.Principal == "" {
 		return out, nil
 	}
-	ix, err := v.SearchIndex()
-	if err != nil {
-		return nil, err
-	}
-	if err := v.syncIndex(false); err != nil {
-		return nil, err
-	}
 	dir := thoughtsDir(c.Principal, space) + "/"
-	res, err := ix.Search(ctx, search.Query{Text: question, Mode: search.Hybrid, Limit: MaxSearchLimit,
+	ix, res, err := v.runSearch(ctx, search.Query{Text: question, Mode: search.Hybrid, Limit: MaxSearchLimit,
 		Filter: search.Filter{Scopes: []string{"u:" + c.Principal}, PathPrefix: dir}})
 	if err != nil {
 		return nil, err

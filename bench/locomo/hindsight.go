@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
@@ -65,10 +64,7 @@ func runHindsight(dir string, samples []sample) error {
 	fmt.Printf("hindsight: %d facts put in %s (%.0f/s)\n\n", puts, ingest.Round(time.Millisecond), float64(puts)/ingest.Seconds())
 
 	reader := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "hindsight_search"}
-	ks := []int{5, 10, 20}
-	sums := map[int][]float64{}
-	counts := map[int]int{}
-	var lat []time.Duration
+	t := newTally()
 	for _, s := range samples {
 		for _, q := range s.QA {
 			if q.Category == 5 || len(q.Evidence) == 0 {
@@ -76,7 +72,7 @@ func runHindsight(dir string, samples []sample) error {
 			}
 			t0 := time.Now()
 			facts, err := v.BankSearch(context.Background(), reader, s.ID, q.Question, 0)
-			lat = append(lat, time.Since(t0))
+			d := time.Since(t0)
 			if err != nil {
 				return err
 			}
@@ -84,35 +80,11 @@ func runHindsight(dir string, samples []sample) error {
 			for _, f := range facts {
 				got = append(got, dia[s.ID][f.Text])
 			}
-			for _, cat := range []int{0, q.Category} {
-				if sums[cat] == nil {
-					sums[cat] = make([]float64, len(ks))
-				}
-				counts[cat]++
-				for i, k := range ks {
-					sums[cat][i] += recallAt(got, q.Evidence, k)
-				}
-			}
+			t.add(q.Category, got, q.Evidence, d)
 		}
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	fmt.Println("| via | category | questions | recall@5 | recall@10 | recall@20 | p50 | p99 |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
-	for _, cat := range []int{1, 2, 3, 4, 0} {
-		name := categoryNames[cat]
-		if cat == 0 {
-			name = "**all**"
-		}
-		if counts[cat] == 0 {
-			continue
-		}
-		r, n := sums[cat], float64(counts[cat])
-		p50, p99 := "", ""
-		if cat == 0 {
-			p50 = fmt.Sprintf("%.1f ms", float64(lat[len(lat)/2].Microseconds())/1000)
-			p99 = fmt.Sprintf("%.1f ms", float64(lat[len(lat)*99/100].Microseconds())/1000)
-		}
-		fmt.Printf("| hindsight_search | %s | %d | %.3f | %.3f | %.3f | %s | %s |\n", name, counts[cat], r[0]/n, r[1]/n, r[2]/n, p50, p99)
-	}
+	t.print("hindsight_search")
 	return nil
 }

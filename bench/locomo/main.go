@@ -105,13 +105,10 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 	fmt.Printf("%d conversations, %d turns: indexed in %s, embedded in %s more\n\n", len(samples), turns, lexTime.Round(time.Millisecond), (time.Since(start) - lexTime).Round(time.Millisecond))
 
 	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
-	ks := []int{5, 10, 20}
 	fmt.Println("| mode | category | questions | recall@5 | recall@10 | recall@20 | p50 | p99 |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, mode := range modes {
-		sums := map[int][]float64{} // category → sums per k (0 = all)
-		counts := map[int]int{}
-		var lat []time.Duration
+		t := newTally()
 		for _, s := range samples {
 			for _, q := range s.QA {
 				if q.Category == 5 || len(q.Evidence) == 0 {
@@ -119,7 +116,7 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 				}
 				t0 := time.Now()
 				res, err := v.Search(context.Background(), caller, vault.SearchArgs{Query: q.Question, Project: s.ID, Limit: 20, Mode: mode})
-				lat = append(lat, time.Since(t0))
+				d := time.Since(t0)
 				if err != nil {
 					return fmt.Errorf("%s: %q: %w", s.ID, q.Question, err)
 				}
@@ -127,39 +124,59 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 				for _, h := range res.Results {
 					got = append(got, diaOf(h.Path))
 				}
-				for _, cat := range []int{0, q.Category} {
-					if sums[cat] == nil {
-						sums[cat] = make([]float64, len(ks))
-					}
-					counts[cat]++
-					for i, k := range ks {
-						sums[cat][i] += recallAt(got, q.Evidence, k)
-					}
-				}
+				t.add(q.Category, got, q.Evidence, d)
 			}
 		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		p := func(f float64) string {
-			return fmt.Sprintf("%.1f ms", float64(lat[int(f*float64(len(lat)-1))].Microseconds())/1000)
-		}
-		for _, cat := range []int{1, 2, 3, 4, 0} {
-			name := categoryNames[cat]
-			if cat == 0 {
-				name = "**all**"
-			}
-			if counts[cat] == 0 {
-				continue
-			}
-			r := sums[cat]
-			n := float64(counts[cat])
-			lp50, lp99 := "", ""
-			if cat == 0 {
-				lp50, lp99 = p(0.5), p(0.99)
-			}
-			fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %s | %s |\n", mode, name, counts[cat], r[0]/n, r[1]/n, r[2]/n, lp50, lp99)
-		}
+		t.print(mode)
 	}
 	return nil
+}
+
+// tally sums recall@k per question category (0: all) and search latency.
+type tally struct {
+	sums   map[int][]float64
+	counts map[int]int
+	lat    []time.Duration
+}
+
+var ks = []int{5, 10, 20}
+
+func newTally() *tally { return &tally{sums: map[int][]float64{}, counts: map[int]int{}} }
+
+func (t *tally) add(category int, got, evidence []string, d time.Duration) {
+	t.lat = append(t.lat, d)
+	for _, cat := range []int{0, category} {
+		if t.sums[cat] == nil {
+			t.sums[cat] = make([]float64, len(ks))
+		}
+		t.counts[cat]++
+		for i, k := range ks {
+			t.sums[cat][i] += recallAt(got, evidence, k)
+		}
+	}
+}
+
+// print writes one table row per category, then all, with latency.
+func (t *tally) print(label string) {
+	sort.Slice(t.lat, func(i, j int) bool { return t.lat[i] < t.lat[j] })
+	p := func(f float64) string {
+		return fmt.Sprintf("%.1f ms", float64(t.lat[int(f*float64(len(t.lat)-1))].Microseconds())/1000)
+	}
+	for _, cat := range []int{1, 2, 3, 4, 0} {
+		name := categoryNames[cat]
+		if cat == 0 {
+			name = "**all**"
+		}
+		if t.counts[cat] == 0 {
+			continue
+		}
+		r, n := t.sums[cat], float64(t.counts[cat])
+		p50, p99 := "", ""
+		if cat == 0 {
+			p50, p99 = p(0.5), p(0.99)
+		}
+		fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %s | %s |\n", label, name, t.counts[cat], r[0]/n, r[1]/n, r[2]/n, p50, p99)
+	}
 }
 
 // recallAt is the fraction of the evidence turns among the first k.
