@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,7 +175,7 @@ func TestFamilyEndpoints(t *testing.T) {
 	ts := newTestServer(t, "../sample-vault")
 	tok := ts.token(t, "owner", "write", ToolsetGateway, ToolsetHindsight, ToolsetTreaisure)
 	all := toolNames(t, ts.client(t, tok))
-	if !contains(all, "hindsight_put") || !contains(all, "search") {
+	if !slices.Contains(all, "hindsight_put") || !slices.Contains(all, "search") {
 		t.Fatalf("/mcp: %v", all)
 	}
 	base := ts.url
@@ -184,15 +185,6 @@ func TestFamilyEndpoints(t *testing.T) {
 	if strings.Join(only, ",") != "hindsight_put,hindsight_search" {
 		t.Fatalf("/hindsight/mcp: %v", only)
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestHindsightEdges(t *testing.T) {

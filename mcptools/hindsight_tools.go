@@ -24,7 +24,7 @@ func hindsightTools() []*Tool {
 "context":{"type":"string","description":"Category for the memory (e.g., 'personal_preferences', 'work_history')"},
 "explanation":{"type":"string","description":"Optional explanation for why this memory is being stored"}},
 "required":["bank_id","content","context"],"additionalProperties":false}`,
-			Handle: hindsightPut,
+			Handle: hindsightPut, Errors: hindsightError,
 		},
 		{
 			Name: "hindsight_search", Toolset: ToolsetHindsight, Title: "Search memories", ReadOnly: true, Idempotent: true,
@@ -35,17 +35,21 @@ func hindsightTools() []*Tool {
 "max_tokens":{"type":"integer","minimum":8,"maximum":100000,"description":"Maximum tokens for results (default: 4096)"},
 "explanation":{"type":"string","description":"Optional explanation for why this search is being performed"}},
 "required":["bank_id","query"],"additionalProperties":false}`,
-			Handle: hindsightSearch,
+			Handle: hindsightSearch, Errors: hindsightError,
 		},
 	}
 }
 
-// hindsightError is Hindsight's error shape: an isError result whose text
-// is "Error: ...". An unknown bank and a forbidden one read the same.
+// hindsightError is Hindsight's error shape, for every failure of its
+// tools (Tool.Errors): an isError result whose text is "Error: ...". An
+// unknown bank and a forbidden one read the same.
 func hindsightError(err error) *mcp.CallToolResult {
 	var be *vault.BankError
 	var ae *vault.ArgError
+	var rf refusal
 	switch {
+	case errors.As(err, &rf):
+		return mcp.NewToolResultError("Error: " + string(rf))
 	case errors.As(err, &be):
 		return mcp.NewToolResultError("Error: " + be.Error())
 	case errors.As(err, &ae):
@@ -64,15 +68,15 @@ func hindsightPut(ctx context.Context, e *Env, raw json.RawMessage) (any, error)
 		Explanation string `json:"explanation"`
 	}
 	if err := decodeArgs(raw, &a); err != nil {
-		return hindsightError(err), nil
+		return nil, err
 	}
 	for _, r := range []struct{ name, val string }{{"bank_id", a.BankID}, {"content", a.Content}, {"context", a.Context}} {
 		if err := required(r.name, r.val); err != nil {
-			return hindsightError(err), nil
+			return nil, err
 		}
 	}
 	if _, err := e.Vault.BankPut(e.Caller(), a.BankID, a.Content, a.Context, a.Explanation); err != nil {
-		return hindsightError(err), nil
+		return nil, err
 	}
 	return mcp.NewToolResultText("Fact stored successfully"), nil
 }
@@ -85,11 +89,11 @@ func hindsightSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 		Explanation string `json:"explanation"`
 	}
 	if err := decodeArgs(raw, &a); err != nil {
-		return hindsightError(err), nil
+		return nil, err
 	}
 	for _, r := range []struct{ name, val string }{{"bank_id", a.BankID}, {"query", a.Query}} {
 		if err := required(r.name, r.val); err != nil {
-			return hindsightError(err), nil
+			return nil, err
 		}
 	}
 	budget := vault.DefaultBankTokens
@@ -101,11 +105,11 @@ func hindsightSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 	}
 	facts, err := e.Vault.BankSearch(ctx, e.Caller(), a.BankID, a.Query, budget)
 	if err != nil {
-		return hindsightError(err), nil
+		return nil, err
 	}
 	b, err := json.Marshal(map[string]any{"results": facts})
 	if err != nil {
-		return hindsightError(err), nil
+		return nil, err
 	}
 	return mcp.NewToolResultText(string(b)), nil
 }

@@ -25,6 +25,9 @@ type Tool struct {
 	// Handle runs the tool. args holds the raw JSON arguments, already
 	// checked for valid UTF-8; the handler decodes them strictly.
 	Handle func(ctx context.Context, e *Env, args json.RawMessage) (any, error)
+	// Errors, when set, turns every failure of a call into the family's own
+	// error result (hindsight: "Error: ..." text); nil: errorResult.
+	Errors func(error) *mcp.CallToolResult
 }
 
 // Env is what handlers work with.
@@ -137,12 +140,13 @@ func NewServer(v *vault.Vault, reg *Registry, version string) *server.MCPServer 
 // call runs one tool: identity and access, argument checks, the handler,
 // and the mapping of every failure to an isError result that says why.
 func call(ctx context.Context, v *vault.Vault, t *Tool, req mcp.CallToolRequest) *mcp.CallToolResult {
-	fail := func(msg string) *mcp.CallToolResult {
-		if t.Toolset == ToolsetHindsight {
-			msg = "Error: " + msg // Hindsight's clients read errors as "Error: ..."
+	failWith := func(err error) *mcp.CallToolResult {
+		if t.Errors != nil {
+			return t.Errors(err)
 		}
-		return mcp.NewToolResultError(msg)
+		return errorResult(err)
 	}
+	fail := func(msg string) *mcp.CallToolResult { return failWith(refusal(msg)) }
 	id, ok := IdentityFrom(ctx)
 	if !ok || !id.allows(t) {
 		return fail(fmt.Sprintf("tool %s is not available to this token", t.Name))
@@ -164,7 +168,7 @@ func call(ctx context.Context, v *vault.Vault, t *Tool, req mcp.CallToolRequest)
 	}
 	out, err := t.Handle(ctx, &Env{Vault: v, ID: id, Tool: t.Name}, raw)
 	if err != nil {
-		return errorResult(err)
+		return failWith(err)
 	}
 	if res, ok := out.(*mcp.CallToolResult); ok {
 		return res // a tool family with its own result format (hindsight)
@@ -180,6 +184,12 @@ func jsonResult(v any) *mcp.CallToolResult {
 	return mcp.NewToolResultStructured(json.RawMessage(b), string(b))
 }
 
+// refusal is a call refused before its handler ran (the token, the
+// arguments' encoding): its text is told as it is.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+
 // errorResult maps an error to an isError result. A version conflict also
 // carries the current token as structured content, so a client can retry.
 func errorResult(err error) *mcp.CallToolResult {
@@ -192,6 +202,10 @@ func errorResult(err error) *mcp.CallToolResult {
 	var ae *vault.ArgError
 	if errors.As(err, &ae) {
 		return mcp.NewToolResultError(ae.Error())
+	}
+	var rf refusal
+	if errors.As(err, &rf) {
+		return mcp.NewToolResultError(string(rf))
 	}
 	if errors.Is(err, vault.ErrForbidden) {
 		return mcp.NewToolResultError(err.Error())

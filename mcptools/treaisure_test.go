@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,7 +126,7 @@ func TestTreaisureSearchOneSpaceWithLevels(t *testing.T) {
 		}
 	}
 	first := d.Items[0]
-	if first.Level != "direct" || !strings.Contains(first.Excerpt, "**decided**") || !contains(first.Entities, "Beacon") {
+	if first.Level != "direct" || !strings.Contains(first.Excerpt, "**decided**") || !slices.Contains(first.Entities, "Beacon") {
 		t.Errorf("first item: %+v", first)
 	}
 	for name, lvl := range levels {

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -83,22 +82,21 @@ func (q *embedQueue) stop() {
 	<-q.done
 }
 
-// take removes up to about embedBatch chunks' worth of documents from the
-// queue, in path order (deterministic, and a folder's notes together).
+// take gives up to embedBatch queued documents, in no particular order
+// (sorting a 100,000-document queue for every batch cost more than the
+// embedding). They stay queued until finish.
 func (q *embedQueue) take() map[string]*queued {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.pending) == 0 {
 		return nil
 	}
-	paths := make([]string, 0, len(q.pending))
-	for p := range q.pending {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	out := map[string]*queued{}
-	for _, p := range paths[:min(len(paths), embedBatch)] {
-		out[p] = q.pending[p]
+	out := make(map[string]*queued, min(len(q.pending), embedBatch))
+	for p, e := range q.pending {
+		if len(out) == embedBatch {
+			break
+		}
+		out[p] = e
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -174,18 +175,10 @@ func TestFilters(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := paths(r)
-			sortStrings(got)
+			sort.Strings(got)
 			if strings.Join(got, " ") != c.want {
 				t.Errorf("%s/%s: got %v, want %s", c.name, mode, got, c.want)
 			}
-		}
-	}
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
 }

@@ -200,17 +200,22 @@ const (
 // languages, weighted by field. It is what a Bleve match query per field
 // would be, less the common terms.
 func (ix *Index) textQuery(ctx context.Context, text string) (query.Query, error) {
-	common, err := ix.commonTerms(ctx, text)
+	analysed := make([][]string, len(langs)) // the query's terms, per language
+	for i, l := range langs {
+		for _, t := range ix.analyzer(l).Analyze([]byte(text)) {
+			analysed[i] = append(analysed[i], string(t.Term))
+		}
+	}
+	common, err := ix.commonTerms(ctx, analysed)
 	if err != nil {
 		return nil, err
 	}
 	var qs []query.Query
-	for _, l := range langs {
-		a := ix.analyzer(l)
+	for i, l := range langs {
 		var terms []string
-		for _, t := range a.Analyze([]byte(text)) {
-			if !common[l+":"+string(t.Term)] {
-				terms = append(terms, string(t.Term))
+		for _, t := range analysed[i] {
+			if !common[l+":"+t] {
+				terms = append(terms, t)
 			}
 		}
 		if len(terms) == 0 {
@@ -249,7 +254,7 @@ func (ix *Index) textQuery(ctx context.Context, text string) (query.Query, error
 
 // commonTerms are the query's terms (as "lang:term") in more than
 // commonShare of the bodies; none when that would leave no term at all.
-func (ix *Index) commonTerms(ctx context.Context, text string) (map[string]bool, error) {
+func (ix *Index) commonTerms(ctx context.Context, analysed [][]string) (map[string]bool, error) {
 	n, err := ix.bleve.DocCount()
 	if err != nil || n < minCommonDocs {
 		return nil, err
@@ -266,13 +271,13 @@ func (ix *Index) commonTerms(ctx context.Context, text string) (map[string]bool,
 	common := map[string]bool{}
 	seen := map[string]bool{}
 	total, nCommon := 0, 0
-	for _, l := range langs {
-		for _, t := range ix.analyzer(l).Analyze([]byte(text)) {
+	for i, l := range langs {
+		for _, t := range analysed[i] {
 			total++
-			key := l + ":" + string(t.Term)
+			key := l + ":" + t
 			if !seen[key] {
 				seen[key] = true
-				tfr, err := r.TermFieldReader(ctx, t.Term, fBody+"_"+l, false, false, false)
+				tfr, err := r.TermFieldReader(ctx, []byte(t), fBody+"_"+l, false, false, false)
 				if err != nil {
 					return nil, err
 				}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,6 +10,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
 	"github.com/blevesearch/bleve/v2/registry"
+	"golang.org/x/text/unicode/norm"
 )
 
 // snippetBytes is about how long a snippet is.
@@ -62,6 +64,7 @@ func (ix *Index) matches(body, query string) ([]span, map[span]int) {
 		want map[string]int
 	}
 	var ls []lang
+	var it norm.Iter
 	prefixes := map[string]bool{}
 	id := 0
 	for _, l := range langs {
@@ -75,14 +78,14 @@ func (ix *Index) matches(body, query string) ([]span, map[span]int) {
 				want[string(t.Term)] = id
 				id++
 			}
-			prefixes[prefix2(string(t.Term))] = true
+			prefixes[prefix2(string(t.Term), &it)] = true
 		}
 		if len(want) > 0 {
 			ls = append(ls, lang{a, want})
 		}
 	}
 	for _, w := range strings.FieldsFunc(query, notWordRune) {
-		prefixes[prefix2(w)] = true
+		prefixes[prefix2(w, &it)] = true
 	}
 	if len(ls) == 0 {
 		return nil, terms
@@ -103,7 +106,7 @@ func (ix *Index) matches(body, query string) ([]span, map[span]int) {
 		}
 		word := strings.TrimRight(body[start:end], "'’")
 		_, elided, ok := strings.Cut(strings.ReplaceAll(word, "’", "'"), "'")
-		if prefixes[prefix2(word)] || ok && prefixes[prefix2(elided)] {
+		if prefixes[prefix2(word, &it)] || ok && prefixes[prefix2(elided, &it)] {
 			for _, l := range ls {
 				for _, t := range l.a.Analyze([]byte(word)) {
 					if tid, ok := l.want[string(t.Term)]; ok {
@@ -118,53 +121,34 @@ func (ix *Index) matches(body, query string) ([]span, map[span]int) {
 		}
 		start = end
 	}
-	sortSpans(spans)
+	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
 	return spans, terms
 }
 
 func isWordRune(r rune) bool  { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 func notWordRune(r rune) bool { return !isWordRune(r) }
 
-// prefix2 is a word's first two letters, lower case, accents folded.
-func prefix2(w string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range w {
-		if n == 2 {
-			break
-		}
-		r = unicode.ToLower(foldRune(r))
-		b.WriteRune(r)
+// prefix2 is a word's first two letters, lower case, accents folded (as
+// the builtin embedder folds them).
+func prefix2(w string, it *norm.Iter) string {
+	if len(w) >= 2 && w[0] < utf8.RuneSelf && w[1] < utf8.RuneSelf {
+		return strings.ToLower(w[:2]) // most words: nothing to fold
+	}
+	n, end := 0, 0
+	for end < len(w) && n < 3 { // three runes fold to at least two letters
+		_, size := utf8.DecodeRuneInString(w[end:])
+		end += size
 		n++
 	}
-	return b.String()
-}
-
-// foldRune drops the accent of the Latin letters French and its
-// neighbours use.
-func foldRune(r rune) rune {
-	if r < 0xC0 {
-		return r
+	var buf [16]byte
+	f := foldAccents(buf[:0], []byte(strings.ToLower(w[:end])), it)
+	n, end = 0, 0
+	for end < len(f) && n < 2 {
+		_, size := utf8.DecodeRune(f[end:])
+		end += size
+		n++
 	}
-	switch {
-	case strings.ContainsRune("àáâãäåÀÁÂÃÄÅ", r):
-		return 'a'
-	case strings.ContainsRune("çÇ", r):
-		return 'c'
-	case strings.ContainsRune("èéêëÈÉÊË", r):
-		return 'e'
-	case strings.ContainsRune("ìíîïÌÍÎÏ", r):
-		return 'i'
-	case strings.ContainsRune("ñÑ", r):
-		return 'n'
-	case strings.ContainsRune("òóôõöÒÓÔÕÖ", r):
-		return 'o'
-	case strings.ContainsRune("ùúûüÙÚÛÜ", r):
-		return 'u'
-	case strings.ContainsRune("ýÿÝ", r):
-		return 'y'
-	}
-	return r
+	return string(f[:end])
 }
 
 // MatchesIn reports whether text holds any of query's terms.
@@ -175,14 +159,6 @@ func (ix *Index) MatchesIn(text, query string) bool {
 
 func (ix *Index) analyzer(name string) analysis.Analyzer {
 	return ix.bleve.Mapping().AnalyzerNamed(name)
-}
-
-func sortSpans(s []span) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].start < s[j-1].start; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // excerpt renders body[start:end], widened to whole words, on one line,

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
@@ -243,6 +244,9 @@ func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, ma
 	out := []BankFact{}
 	used := search.Tokens(`{"results":[]}`)
 	for _, h := range res.Hits {
+		if maxTokens-used < minFactTokens() {
+			break // no fact is that short: reading the others is wasted
+		}
 		f, ok := v.factOf(h.Path)
 		if !ok {
 			continue
@@ -258,6 +262,12 @@ func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, ma
 	return out, nil
 }
 
+// minFactTokens is a lower bound of any fact's tokens in the answer: its
+// keys and quotes alone (less a margin for merges at the boundaries).
+var minFactTokens = sync.OnceValue(func() int {
+	return search.Tokens(`{"id":"","text":"","type":"","context":"","event_date":null,"document_id":null}`) - 4
+})
+
 // factOf reads a fact note back.
 func (v *Vault) factOf(p string) (BankFact, bool) {
 	data, err := readFileNoFollow(v.abs(p))
@@ -270,12 +280,7 @@ func (v *Vault) factOf(p string) (BankFact, bool) {
 	if e != nil {
 		f.ID = e.ID
 	}
-	str := func(k string) string {
-		if node := n.key(k); node != nil && node.Kind == yaml.ScalarNode {
-			return strings.TrimSpace(node.Value)
-		}
-		return ""
-	}
+	str := n.scalar
 	f.Context = str("context")
 	if t := str("fact_type"); t == "world" || t == "experience" || t == "opinion" {
 		f.Type = t

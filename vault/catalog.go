@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -173,9 +172,7 @@ func (c *catalog) put(n *Note, st fileStamp) {
 		links = n.Links()
 	}
 	e := &catEntry{ID: n.ID, FileID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: links, Size: st.size, Mtime: st.mtime}
-	if k := n.key("category"); k != nil && k.Kind == yaml.ScalarNode {
-		e.Category = strings.TrimSpace(k.Value)
-	}
+	e.Category = n.scalar("category")
 	if k := n.key("pinned"); k != nil && k.Kind == yaml.ScalarNode && (k.Value == "true" || k.Value == "yes") {
 		e.Pinned = true
 	}

@@ -356,7 +356,7 @@ func (v *Vault) searchDoc(p string) (*search.Doc, error) {
 	d := &search.Doc{
 		Path: p, Version: stampVersion(e), ID: n.ID, Title: n.Title, Aliases: n.Aliases,
 		Tags: n.Tags, Type: n.Type, Class: classOf(p), Project: project, Owner: owner,
-		Scope: scope, Body: string(n.Body), Date: fi.ModTime(),
+		Scope: scope, Body: string(n.Body),
 	}
 	d.Date, d.Meta = noteDateAndMeta(n, fi.ModTime())
 	d.Who = whoOf(n)

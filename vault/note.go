@@ -320,6 +320,15 @@ func (n *Note) TypedLinks() []wikilinks.Link {
 }
 
 // key returns a top-level frontmatter value node, or nil.
+// scalar is a frontmatter key's value, trimmed, when it is a scalar ("" when
+// absent or a list or a map).
+func (n *Note) scalar(k string) string {
+	if v := n.key(k); v != nil && v.Kind == yaml.ScalarNode {
+		return strings.TrimSpace(v.Value)
+	}
+	return ""
+}
+
 func (n *Note) key(k string) *yaml.Node {
 	if n.fmNode == nil {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -282,7 +283,7 @@ func TestSearchUsesSequences(t *testing.T) {
 	q := mk("# Turn 1\n\nWhich bakery supplies the croissants for the offsite?\n", nil)
 	a := mk("# Turn 2\n\nIt is Maison Dufour, near the station.\n", []LinkSpec{{Type: "follows", To: q.Path}})
 	r := searchT(t, v, owner, SearchArgs{Query: "bakery croissants offsite", Mode: "lexical"})
-	if got := resultPaths(r); len(got) < 2 || !contains(got[:2], a.Path) {
+	if got := resultPaths(r); len(got) < 2 || !slices.Contains(got[:2], a.Path) {
 		t.Fatalf("the reply must be found with its question: %v", got)
 	}
 	content := "Also: who brings the pastries?"
@@ -290,7 +291,7 @@ func TestSearchUsesSequences(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = searchT(t, v, owner, SearchArgs{Query: "pastries", Mode: "lexical"})
-	if got := resultPaths(r); !contains(got, a.Path) {
+	if got := resultPaths(r); !slices.Contains(got, a.Path) {
 		t.Errorf("an edit of the question must reach the reply's context: %v", got)
 	}
 }

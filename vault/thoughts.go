@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -88,14 +89,14 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 	switch {
 	case n < minThoughtChars || n > maxThoughtChars:
 		return rejected(fmt.Sprintf("argument text: must be %d to %d characters (it has %d)", minThoughtChars, maxThoughtChars, n)), nil
-	case !contains(ThoughtSpaces, a.Space):
+	case !slices.Contains(ThoughtSpaces, a.Space):
 		return rejected(fmt.Sprintf("argument space: unknown space %q (personal or professional)", a.Space)), nil
 	}
 	kind := a.Kind
 	if kind == "" {
 		kind = "thought"
 	}
-	if !contains(ThoughtKinds, kind) {
+	if !slices.Contains(ThoughtKinds, kind) {
 		return rejected(fmt.Sprintf("argument thought_kind: %q is not thought, memory or experience", kind)), nil
 	}
 	occurred := ""
@@ -149,15 +150,6 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 		return nil, err
 	}
 	return &Capture{Status: CaptureCreated, ID: id, Path: p, Proposal: prop, Message: "Saved."}, nil
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fileNameFrom names a note after its first words, with the id's tail.
@@ -327,7 +319,7 @@ func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space stri
 		return nil, argErr("question", "is empty")
 	case len(question) > 4000:
 		return nil, argErr("question", "is longer than 4,000 bytes")
-	case !contains(ThoughtSpaces, space):
+	case !slices.Contains(ThoughtSpaces, space):
 		return nil, argErr("space", "unknown space %q (personal or professional; one at a time)", space)
 	}
 	if limit == 0 {
@@ -464,11 +456,8 @@ func (v *Vault) evidence(ix *search.Index, p string, n *Note, question string, h
 		ev.ID = e.ID
 	}
 	ev.Excerpt = ix.Snippet(string(n.Body), question, h.Chunk)
-	for _, k := range []string{"occurred_at", "captured_at"} {
-		if node := n.key(k); node != nil && node.Kind == yaml.ScalarNode && strings.TrimSpace(node.Value) != "" {
-			ev.Date = strings.TrimSpace(node.Value)
-			break
-		}
+	if ev.Date = n.scalar("occurred_at"); ev.Date == "" {
+		ev.Date = n.scalar("captured_at")
 	}
 	if ev.Topics == nil {
 		ev.Topics = []string{}

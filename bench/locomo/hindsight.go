@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -34,23 +33,17 @@ func runHindsight(dir string, samples []sample) error {
 	puts := 0
 	for _, s := range samples {
 		dia[s.ID] = map[string]string{}
-		for key, val := range s.Conversation {
-			m := sessionRe.FindStringSubmatch(key)
-			if m == nil {
-				continue
-			}
-			var turns []turn
-			if err := json.Unmarshal(val, &turns); err != nil {
-				return err
-			}
-			var when string
-			json.Unmarshal(s.Conversation[key+"_date_time"], &when)
-			for _, t := range turns {
+		sessions, err := sessionsOf(s)
+		if err != nil {
+			return err
+		}
+		for _, ss := range sessions {
+			for _, t := range ss.turns {
 				content := t.Speaker + ": " + t.Text
 				if t.Caption != "" {
 					content += " (shares a photo: " + t.Caption + ")"
 				}
-				if _, err := v.BankPut(caller, s.ID, content, "session "+m[1]+", "+when, ""); err != nil {
+				if _, err := v.BankPut(caller, s.ID, content, "session "+ss.num+", "+ss.when, ""); err != nil {
 					return fmt.Errorf("%s %s: %w", s.ID, t.DiaID, err)
 				}
 				dia[s.ID][content] = t.DiaID

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -228,29 +229,24 @@ func writeNotes(dir string, samples []sample) (int, error) {
 		if err := os.WriteFile(filepath.Join(proj, ".cairn-project.yaml"), []byte(marker), 0o644); err != nil {
 			return 0, err
 		}
-		for key, val := range s.Conversation {
-			m := sessionRe.FindStringSubmatch(key)
-			if m == nil {
-				continue
-			}
-			var turns []turn
-			if err := json.Unmarshal(val, &turns); err != nil {
-				return 0, fmt.Errorf("%s %s: %w", s.ID, key, err)
-			}
-			var when string
-			json.Unmarshal(s.Conversation[key+"_date_time"], &when)
+		sessions, err := sessionsOf(s)
+		if err != nil {
+			return 0, err
+		}
+		for _, ss := range sessions {
+			num, when := ss.num, ss.when
 			date := sessionDate(when)
-			sdir := filepath.Join(proj, "session-"+m[1])
+			sdir := filepath.Join(proj, "session-"+num)
 			os.MkdirAll(sdir, 0o755)
 			prev := ""
-			for _, t := range turns {
+			for _, t := range ss.turns {
 				// Each turn follows the one before it: a typed link, which
 				// search uses as a sequence (docs/search.md).
 				follows := ""
 				if prev != "" {
 					follows = fmt.Sprintf("links:\n  - type: follows\n    to: %q\n", prev)
 				}
-				prev = s.ID + "/session-" + m[1] + "/" + strings.Replace(t.DiaID, ":", "-", 1)
+				prev = s.ID + "/session-" + num + "/" + strings.Replace(t.DiaID, ":", "-", 1)
 				body := t.Text
 				if t.Caption != "" {
 					body += "\n\n(shares a photo: " + t.Caption + ")"
@@ -258,7 +254,7 @@ func writeNotes(dir string, samples []sample) (int, error) {
 				// A neutral title: the words are the body's.
 				title := t.DiaID + " " + t.Speaker
 				note := fmt.Sprintf("---\nspeaker: %s\nsession: %s\ndate: %s\nsession_time: %q\n%s---\n\n# %s\n\n%s\n",
-					t.Speaker, m[1], date, when, follows, strings.ReplaceAll(title, "#", ""), body)
+					t.Speaker, num, date, when, follows, strings.ReplaceAll(title, "#", ""), body)
 				name := strings.Replace(t.DiaID, ":", "-", 1) + ".md"
 				if err := os.WriteFile(filepath.Join(sdir, name), []byte(note), 0o644); err != nil {
 					return 0, err
@@ -268,6 +264,36 @@ func writeNotes(dir string, samples []sample) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// session is one session of a conversation: its number, the date and time
+// it took place (as the data writes it) and its turns in order.
+type session struct {
+	num, when string
+	turns     []turn
+}
+
+// sessionsOf reads a conversation's sessions, in order.
+func sessionsOf(s sample) ([]session, error) {
+	var out []session
+	for key, val := range s.Conversation {
+		m := sessionRe.FindStringSubmatch(key)
+		if m == nil {
+			continue
+		}
+		ss := session{num: m[1]}
+		if err := json.Unmarshal(val, &ss.turns); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", s.ID, key, err)
+		}
+		json.Unmarshal(s.Conversation[key+"_date_time"], &ss.when)
+		out = append(out, ss)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, _ := strconv.Atoi(out[i].num)
+		b, _ := strconv.Atoi(out[j].num)
+		return a < b
+	})
+	return out, nil
 }
 
 // sessionDate turns "1:56 pm on 8 May, 2023" into 2023-05-08.
