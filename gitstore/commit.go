@@ -106,146 +106,86 @@ func FormatMessage(msg string, trailers []Trailer) string {
 //
 // Order, chosen so a crash never loses content: objects are written (and
 // synced) first; then the work-tree files; then the branch moves (compare
-// and swap against the head the tree was built on); then the index. A crash
-// before the branch moves leaves the new content on disk as an uncommitted
-// edit, which the next write commits; never a commit whose file is missing.
+// and swap against the head the tree was built on); then the index. A
+// commit interrupted by a crash is finished or dropped by the next process
+// that takes the write lock (recover.go), by what reached the work tree.
 func (s *Store) Commit(req CommitRequest) (string, error) {
-	if len(req.Changes) == 0 {
-		return "", errors.New("commit: no changes")
-	}
-	seen := map[string]bool{}
-	for _, c := range req.Changes {
-		if !cleanPath(c.Path) {
-			return "", fmt.Errorf("commit: bad path %q", c.Path)
-		}
-		if seen[c.Path] {
-			return "", fmt.Errorf("commit: path %q given twice", c.Path)
-		}
-		seen[c.Path] = true
+	if err := checkChanges(req.Changes); err != nil {
+		return "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	unlock, err := lockFile(s.opts.LockFile)
+	wl, err := s.lockAndRecover()
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
+	defer wl.release()
+	wl.begin()
+	return s.commitLocked(wl, req)
+}
 
+// crashPoint, when a test sets it, is called at each step of a commit; a
+// test process exits there (skipping every cleanup, as a SIGKILL would) to
+// leave the state a crash at that step leaves.
+var crashPoint = func(step string) {}
+
+func checkChanges(changes []Change) error {
+	if len(changes) == 0 {
+		return errors.New("commit: no changes")
+	}
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if !cleanPath(c.Path) {
+			return fmt.Errorf("commit: bad path %q", c.Path)
+		}
+		if seen[c.Path] {
+			return fmt.Errorf("commit: path %q given twice", c.Path)
+		}
+		seen[c.Path] = true
+	}
+	return nil
+}
+
+// pendingCommit is a commit whose objects are staged, not yet in place.
+type pendingCommit struct {
+	req    CommitRequest
+	batch  *batch
+	head   plumbing.Hash // the commit it builds on (zero: the first)
+	hash   plumbing.Hash
+	sig    object.Signature
+	blobs  map[string]plumbing.Hash // new content of each written path
+	before map[string]plumbing.Hash // committed content of each path (zero: none)
+	// unchanged are written paths whose content stays as committed.
+	unchanged map[string]bool
+}
+
+func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 	if err := inProgress(s.gitDir); err != nil {
 		return "", err
 	}
 	if err := s.refreshLocked(); err != nil {
 		return "", err
 	}
-	// The tree is built on the head the version map describes (not on a
-	// second read of HEAD), and the branch lock below checks the branch
-	// still names it: a commit landing in between makes this one fail
-	// with ErrHeadMoved rather than skip its version checks.
-	head := s.versions.head
-	var tree *object.Tree
-	if !head.IsZero() {
-		hc, err := s.repo.CommitObject(head)
-		if err != nil {
-			return "", fmt.Errorf("read HEAD commit: %w", err)
-		}
-		if tree, err = s.repo.TreeObject(hc.TreeHash); err != nil {
-			return "", fmt.Errorf("read HEAD tree: %w", err)
-		}
+	pc := &pendingCommit{req: req, batch: &batch{nonce: wl.nonce}, head: s.versions.head}
+	defer pc.batch.abort()
+	if err := s.stageCommit(pc); err != nil {
+		return "", err
 	}
-	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
-	b := &batch{}
-	defer b.abort()
-	blobs := map[string]plumbing.Hash{}
-	unchanged := map[string]bool{} // written with the content it already had
-	committedBlobs := map[string]plumbing.Hash{}
-	changed := false
-	for _, c := range req.Changes {
-		cur, committed := s.versions.paths[c.Path]
-		if c.CheckVersion {
-			curStr := ""
-			if committed {
-				curStr = cur.String()
-			}
-			if curStr != c.ExpectVersion {
-				return "", &ConflictError{Path: c.Path, Current: curStr}
-			}
-		}
-		committedBlob := plumbing.ZeroHash
-		if tree != nil && committed {
-			if e, err := tree.FindEntry(c.Path); err == nil {
-				committedBlob = e.Hash
-			}
-		}
-		committedBlobs[c.Path] = committedBlob
-		if c.RequireClean {
-			clean, err := s.diskMatches(c.Path, committedBlob)
-			if err != nil {
-				return "", err
-			}
-			if !clean {
-				return "", &DirtyError{Path: c.Path}
-			}
-		}
-		if c.Delete {
-			if !committedBlob.IsZero() {
-				changed = true
-			}
-			continue
-		}
-		h, err := s.stageObject(b, plumbing.BlobObject, c.Content)
-		if err != nil {
-			return "", fmt.Errorf("commit: write blob for %s: %w", c.Path, err)
-		}
-		blobs[c.Path] = h
-		if h != committedBlob {
-			changed = true
-		} else {
-			unchanged[c.Path] = true
-		}
-	}
-	if !changed {
-		return "", ErrNothingToCommit
-	}
-	rootHash := plumbing.ZeroHash
-	if tree != nil {
-		rootHash = tree.Hash
-	}
-	newRoot, err := s.editTree(w, b, rootHash, req.Changes, blobs)
-	if err != nil {
-		return "", fmt.Errorf("commit: build tree: %w", err)
-	}
-	when := req.When
-	if when.IsZero() {
-		when = time.Now()
-	}
-	when = when.Truncate(time.Second) // what git stores: what the walk cache holds must match it
-	sig := object.Signature{Name: req.Author.Name, Email: req.Author.Email, When: when}
-	commit := &object.Commit{
-		Author:    sig,
-		Committer: sig,
-		Message:   FormatMessage(req.Message, req.Trailers),
-		TreeHash:  newRoot,
-	}
-	if !head.IsZero() {
-		commit.ParentHashes = []plumbing.Hash{head}
-	}
-	commitHash, err := s.writeEncoded(b, commit)
-	if err != nil {
-		return "", fmt.Errorf("commit: write commit: %w", err)
-	}
-
-	// Locks first (git's order: the index, then the branch), so that a git
-	// process holding either makes this commit fail before anything changes.
 	branch, err := s.branchRef()
 	if err != nil {
 		return "", err
 	}
-	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index")
+	wl.staged(branch, pc.head, pc.hash)
+	crashPoint("staged")
+
+	// Locks first (git's order: the index, then the branch), so that a git
+	// process holding either makes this commit fail before anything changes.
+	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", wl.nonce)
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	defer idxLock.release()
-	refLock, err := s.lockRef(branch, head)
+	refLock, err := s.lockRef(branch, pc.head, wl.nonce)
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
@@ -254,88 +194,191 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	// Checked again now that git's locks are held: an editor's save since
-	// the first check is never overwritten.
-	if err := s.checkClean(req.Changes, committedBlobs); err != nil {
+	crashPoint("locked")
+	if err := s.placeFiles(pc); err != nil {
 		return "", err
 	}
-
-	// Work tree: new contents are staged beside the objects and synced with
-	// them; deletions happen once everything is in place.
-	for _, c := range req.Changes {
-		if c.Delete || c.OnDisk {
-			continue
-		}
-		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return "", fmt.Errorf("commit: %w", err)
-		}
-		perm := os.FileMode(0o644)
-		if fi, err := os.Stat(full); err == nil {
-			perm = fi.Mode().Perm()
-		}
-		if err := b.stage(filepath.Dir(full), "."+filepath.Base(full)+".cairn-tmp-", full, c.Content, perm); err != nil {
-			return "", fmt.Errorf("commit: write %s: %w", c.Path, err)
-		}
-	}
-	// The clean check once more, right before the renames (after the
-	// syncs): the window in which an editor's save could be replaced is
-	// the few microseconds of the renames themselves.
-	b.beforeRename = func() error { return s.checkClean(req.Changes, committedBlobs) }
-	if err := b.flush(); err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
-	for _, c := range req.Changes {
-		if !c.Delete {
-			continue
-		}
-		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
-		if c.RequireClean {
-			if clean, err := s.diskMatches(c.Path, committedBlobs[c.Path]); err != nil || !clean {
-				return "", &DirtyError{Path: c.Path}
-			}
-		}
-		if c.Absent {
-			continue // already gone, by hand
-		}
-		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
-			return "", fmt.Errorf("commit: remove %s: %w", c.Path, err)
-		}
-		removeEmptyParents(s.dir, filepath.Dir(full))
-	}
-
+	crashPoint("placed")
 	subject, _, _ := strings.Cut(req.Message, "\n")
-	if err := refLock.commit([]byte(commitHash.String()+"\n"), true); err != nil {
+	if err := refLock.commit([]byte(pc.hash.String()+"\n"), true); err != nil {
 		return "", fmt.Errorf("commit: move %s: %w", branch, err)
 	}
-	s.appendReflogs(branch, head, commitHash, sig, subject)
-	idx, err := s.indexBytes(index, req.Changes, blobs)
+	s.appendReflogs(branch, pc.head, pc.hash, pc.sig, "commit: "+subject)
+	crashPoint("moved")
+	idx, err := s.indexBytes(index, req.Changes, pc.blobs)
 	if err == nil {
 		err = idxLock.commit(idx, false)
 	}
 	if err != nil {
 		// The commit is made and the files are in place; only git's cache
 		// of the work tree lags. Say so, but the write stands.
-		s.indexWarning = fmt.Sprintf("commit %s made, but the git index was not updated (run `git reset` in the vault): %v", commitHash, err)
+		s.indexWarning = fmt.Sprintf("commit %s made, but the git index was not updated (run `git reset` in the vault): %v", pc.hash, err)
 	}
+	s.recordCommit(pc, subject)
+	return pc.hash.String(), nil
+}
+
+// stageCommit checks each change against its expected version and the
+// work tree, then stages the blobs, the changed trees and the commit.
+func (s *Store) stageCommit(pc *pendingCommit) error {
+	var tree *object.Tree
+	if !pc.head.IsZero() {
+		hc, err := s.repo.CommitObject(pc.head)
+		if err != nil {
+			return fmt.Errorf("read HEAD commit: %w", err)
+		}
+		if tree, err = s.repo.TreeObject(hc.TreeHash); err != nil {
+			return fmt.Errorf("read HEAD tree: %w", err)
+		}
+	}
+	pc.blobs, pc.before, pc.unchanged = map[string]plumbing.Hash{}, map[string]plumbing.Hash{}, map[string]bool{}
+	changed := false
+	for _, c := range pc.req.Changes {
+		cur, committed := s.versions.paths[c.Path]
+		if c.CheckVersion {
+			curStr := ""
+			if committed {
+				curStr = cur.String()
+			}
+			if curStr != c.ExpectVersion {
+				return &ConflictError{Path: c.Path, Current: curStr}
+			}
+		}
+		committedBlob := plumbing.ZeroHash
+		if tree != nil && committed {
+			if e, err := tree.FindEntry(c.Path); err == nil {
+				committedBlob = e.Hash
+			}
+		}
+		pc.before[c.Path] = committedBlob
+		if c.RequireClean {
+			clean, err := s.diskMatches(c.Path, committedBlob)
+			if err != nil {
+				return err
+			}
+			if !clean {
+				return &DirtyError{Path: c.Path}
+			}
+		}
+		if c.Delete {
+			changed = changed || !committedBlob.IsZero()
+			continue
+		}
+		h, err := s.stageObject(pc.batch, plumbing.BlobObject, c.Content)
+		if err != nil {
+			return fmt.Errorf("commit: write blob for %s: %w", c.Path, err)
+		}
+		pc.blobs[c.Path] = h
+		if h != committedBlob {
+			changed = true
+		} else {
+			pc.unchanged[c.Path] = true
+		}
+	}
+	if !changed {
+		return ErrNothingToCommit
+	}
+	rootHash := plumbing.ZeroHash
+	if tree != nil {
+		rootHash = tree.Hash
+	}
+	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
+	newRoot, err := s.editTree(w, pc.batch, rootHash, pc.req.Changes, pc.blobs)
+	if err != nil {
+		return fmt.Errorf("commit: build tree: %w", err)
+	}
+	when := pc.req.When
+	if when.IsZero() {
+		when = time.Now()
+	}
+	when = when.Truncate(time.Second) // what git stores: what the walk cache holds must match it
+	pc.sig = object.Signature{Name: pc.req.Author.Name, Email: pc.req.Author.Email, When: when}
+	commit := &object.Commit{
+		Author:    pc.sig,
+		Committer: pc.sig,
+		Message:   FormatMessage(pc.req.Message, pc.req.Trailers),
+		TreeHash:  newRoot,
+	}
+	if !pc.head.IsZero() {
+		commit.ParentHashes = []plumbing.Hash{pc.head}
+	}
+	if pc.hash, err = s.writeEncoded(pc.batch, commit); err != nil {
+		return fmt.Errorf("commit: write commit: %w", err)
+	}
+	return nil
+}
+
+// placeFiles puts the objects and the notes' new contents in place (with
+// git's locks held): contents are staged beside the objects and synced with
+// them, renamed, then deletions happen. An editor's save since the first
+// clean check is never overwritten: the check runs again here and right
+// before the renames, leaving a window of the renames' few microseconds.
+func (s *Store) placeFiles(pc *pendingCommit) error {
+	changes := pc.req.Changes
+	if err := s.checkClean(changes, pc.before); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if c.Delete || c.OnDisk {
+			continue
+		}
+		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		perm := os.FileMode(0o644)
+		if fi, err := os.Stat(full); err == nil {
+			perm = fi.Mode().Perm()
+		}
+		if err := pc.batch.stage(filepath.Dir(full), tempNotePattern(filepath.Base(full), pc.batch.nonce), full, c.Content, perm); err != nil {
+			return fmt.Errorf("commit: write %s: %w", c.Path, err)
+		}
+	}
+	pc.batch.beforeRename = func() error { return s.checkClean(changes, pc.before) }
+	if err := pc.batch.flush(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	for _, c := range changes {
+		if !c.Delete {
+			continue
+		}
+		full := filepath.Join(s.dir, filepath.FromSlash(c.Path))
+		if c.RequireClean {
+			if clean, err := s.diskMatches(c.Path, pc.before[c.Path]); err != nil || !clean {
+				return &DirtyError{Path: c.Path}
+			}
+		}
+		if c.Absent {
+			continue // already gone, by hand
+		}
+		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("commit: remove %s: %w", c.Path, err)
+		}
+		removeEmptyParents(s.dir, filepath.Dir(full))
+	}
+	return nil
+}
+
+// recordCommit updates what the store knows once the branch has moved: the
+// walk cache (what the commit changed) and the version map.
+func (s *Store) recordCommit(pc *pendingCommit, subject string) {
 	before := map[string]plumbing.Hash{}
-	for p, h := range committedBlobs {
+	for p, h := range pc.before {
 		if !h.IsZero() {
 			before[p] = h
 		}
 	}
-	s.remember(commitHash, head, CommitInfo{Hash: commitHash.String(), Author: sig.Name, Email: sig.Email, When: sig.When, Committed: sig.When,
-		Subject: subject, Trailers: ParseTrailers(commit.Message)}, req.Changes, before, blobs)
-	s.versions.head = commitHash
-	for _, c := range req.Changes {
+	s.remember(pc.hash, pc.head, CommitInfo{Hash: pc.hash.String(), Author: pc.sig.Name, Email: pc.sig.Email, When: pc.sig.When, Committed: pc.sig.When,
+		Subject: subject, Trailers: ParseTrailers(FormatMessage(pc.req.Message, pc.req.Trailers))}, pc.req.Changes, before, pc.blobs)
+	s.versions.head = pc.hash
+	for _, c := range pc.req.Changes {
 		if c.Delete {
 			delete(s.versions.paths, c.Path)
-		} else if !unchanged[c.Path] {
-			s.versions.paths[c.Path] = commitHash
+		} else if !pc.unchanged[c.Path] {
+			s.versions.paths[c.Path] = pc.hash
 		}
 	}
 	s.dirty = true
-	return commitHash.String(), nil
 }
 
 func (s *Store) diskMatches(path string, committed plumbing.Hash) (bool, error) {

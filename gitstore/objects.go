@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -20,6 +19,9 @@ import (
 // commits, so eight files cost little more than one. (go-git's own object
 // writer does not sync at all.)
 type batch struct {
+	// nonce names the temporary files of one commit (see writeLock), so
+	// that the leftovers of a commit whose process died are known as such.
+	nonce string
 	files []pendingFile
 	seen  map[string]bool
 	// beforeRename, if set, runs after the syncs and before the first
@@ -99,6 +101,7 @@ func (b *batch) flush() error {
 			return fmt.Errorf("rename into place: %w", err)
 		}
 		pf.tmp = ""
+		crashPoint("renamed " + filepath.Base(pf.final))
 		dirs[filepath.Dir(pf.final)] = true
 	}
 	var list []string
@@ -159,10 +162,26 @@ func (s *Store) stageObject(b *batch, t plumbing.ObjectType, data []byte) (plumb
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return h, err
 	}
-	if err := b.stage(dir, "tmp_obj_", final, buf.Bytes(), 0o444); err != nil {
+	if err := b.stage(dir, tempObjectPrefix+b.nonce+"-", final, buf.Bytes(), 0o444); err != nil {
 		return h, fmt.Errorf("store object %s: %w", hex, err)
 	}
 	return h, nil
+}
+
+// Temporary files of a commit: git's own prefix for objects (so `git gc`
+// would prune one as it prunes git's) and a hidden name beside a note,
+// both followed by the commit's nonce.
+const (
+	tempObjectPrefix = "tmp_obj_cairn-"
+	tempNoteMarker   = ".cairn-tmp-"
+)
+
+// tempNotePattern is the pattern of a note's temporary file.
+func tempNotePattern(name, nonce string) string {
+	if nonce == "" {
+		return "." + name + tempNoteMarker
+	}
+	return "." + name + tempNoteMarker + nonce + "-"
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
@@ -174,7 +193,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	var b batch
 	defer b.abort()
-	if err := b.stage(filepath.Dir(path), "."+filepath.Base(path)+".cairn-tmp-", path, data, perm); err != nil {
+	if err := b.stage(filepath.Dir(path), tempNotePattern(filepath.Base(path), ""), path, data, perm); err != nil {
 		return err
 	}
 	return b.flush()
@@ -187,27 +206,4 @@ func syncDir(dir string) {
 	}
 	d.Sync()
 	d.Close()
-}
-
-// lockFile takes an exclusive flock on path (created if missing) and returns
-// its release. An empty path locks nothing.
-func lockFile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("write lock: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("write lock: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("write lock: %w", err)
-	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
 }

@@ -41,6 +41,9 @@ type Store struct {
 	// updated; IndexWarning hands it out once.
 	indexWarning string
 	walkCache    map[plumbing.Hash]walked // see commitChanges
+	// recovered lists the commits of dead processes recovered since
+	// TakeRecovered last ran.
+	recovered []RecoveryReport
 }
 
 // IndexWarning returns (and clears) the last index problem, if any.
