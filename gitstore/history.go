@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -178,4 +180,51 @@ func (s *Store) Dirty(path string) (bool, error) {
 	}
 	clean, err := s.diskMatches(path, committed)
 	return !clean, err
+}
+
+// Changed returns, among paths, those whose file on disk differs from what
+// HEAD holds: changed, deleted (tracked, now absent) or new (untracked). It
+// reads HEAD's tree once and hashes the files on every core.
+func (s *Store) Changed(paths []string) ([]string, error) {
+	s.mu.Lock()
+	committed := map[string]plumbing.Hash{}
+	err := s.refreshLocked()
+	if err == nil {
+		var tree *object.Tree
+		if tree, _, err = s.headTree(); err == nil && tree != nil {
+			w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
+			err = w.diffHashes(plumbing.ZeroHash, tree.Hash, "", func(p string, _, h plumbing.Hash) { committed[p] = h })
+		}
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	// A file that cannot be read counts as changed: the caller reading it
+	// reports why.
+	differs := make([]bool, len(paths))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				clean, err := s.diskMatches(paths[i], committed[paths[i]])
+				differs[i] = err != nil || !clean
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []string
+	for i, p := range paths {
+		if differs[i] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }

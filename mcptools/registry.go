@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -202,6 +203,12 @@ func errorResult(err error) *mcp.CallToolResult {
 	var ae *vault.ArgError
 	if errors.As(err, &ae) {
 		return mcp.NewToolResultError(ae.Error())
+	}
+	var be *vault.BusyError
+	if errors.As(err, &be) {
+		res := mcp.NewToolResultError(be.Error())
+		res.StructuredContent = map[string]any{"error": "busy", "retryAfterSeconds": int(be.RetryAfter.Round(time.Second) / time.Second), "message": be.Error()}
+		return res
 	}
 	var rf refusal
 	if errors.As(err, &rf) {

@@ -42,6 +42,11 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 	if w := v.store.IndexWarning(); w != "" {
 		fmt.Fprintln(os.Stderr, "cairn:", w)
 	}
+	if reps := v.takeStoreRecoveries(); len(reps) > 0 {
+		v.mu.Lock()
+		v.recoveries = append(v.recoveries, reps...)
+		v.mu.Unlock()
+	}
 	v.noteCommit(hash, changes)
 	v.catMu.Lock()
 	for _, ch := range changes {
@@ -86,7 +91,9 @@ func (v *Vault) humanIdentity(principal string) gitstore.Signature {
 
 // flushHuman commits an edit made on disk (in an editor) and not yet
 // committed, as the human's, before an agent reads or writes the note. After
-// it, the file on disk is what HEAD holds, so the versionToken names it.
+// it, the file on disk is what HEAD holds, so the versionToken names it. A
+// file saved within the quiet period is waited for (waitQuiet): a save in
+// progress is never committed half-written nor written over.
 func (v *Vault) flushHuman(p string) error {
 	dirty, err := v.store.Dirty(p)
 	if err != nil {
@@ -94,6 +101,9 @@ func (v *Vault) flushHuman(p string) error {
 	}
 	if !dirty {
 		return nil
+	}
+	if err := v.waitQuiet(p); err != nil {
+		return err
 	}
 	data, rerr := readFileNoFollow(v.abs(p))
 	ch := gitstore.Change{Path: p, Content: data, OnDisk: true}
@@ -164,6 +174,9 @@ func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration,
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			for _, r := range v.Recoveries() {
+				report(fmt.Errorf("recovered: %s", r))
+			}
 			if err := v.syncHead(); err != nil {
 				report(err)
 			}

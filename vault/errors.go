@@ -3,6 +3,7 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ArgError is bad input: it names the argument and says what is wrong.
@@ -50,3 +51,16 @@ func notFound(arg, what string) error {
 
 // IsNotFound reports whether err says something was not found.
 func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// BusyError says a note is being saved in an editor right now (its file
+// changed within the quiet period and kept changing): cairn neither
+// commits a half-written file nor writes over one. Nothing was changed;
+// the same call succeeds a moment later.
+type BusyError struct {
+	Path       string
+	RetryAfter time.Duration
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("busy: %s is being saved in an editor right now; nothing was changed, try again in %s", e.Path, e.RetryAfter.Round(time.Second))
+}

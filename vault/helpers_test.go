@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var (
@@ -21,7 +22,7 @@ func sampleVault(t testing.TB) (*Vault, string) {
 	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {
 		t.Fatal(err)
 	}
-	v, err := Open(dir, Options{})
+	v, err := Open(dir, Options{Quiet: testQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,3 +78,7 @@ func readFile(t testing.TB, path string) string {
 	}
 	return string(b)
 }
+
+// testQuiet is the quiet period of the tests' vaults: a note written by a
+// test is read back at once rather than after the default 3 s.
+const testQuiet = 100 * time.Millisecond

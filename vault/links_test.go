@@ -101,7 +101,7 @@ func TestSampleVaultLinksResolveLikeObsidian(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, ".obsidian", "plugins", "p"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".obsidian", "app.json"), []byte(`{"alwaysUpdateLinks":true}`), 0o644)
 	os.WriteFile(filepath.Join(dir, ".obsidian", "plugins", "p", "Plugin notes.md"), []byte("# Plugin notes\n[[Pricing]]\n"), 0o644)
-	v, err := Open(dir, Options{})
+	v, err := Open(dir, Options{Quiet: testQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}

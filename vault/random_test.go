@@ -63,7 +63,7 @@ func randomReorg(t *testing.T, seed int64) {
 	}
 	gitOut(t, dir, "add", "-A")
 	gitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "generated")
-	v, err := Open(dir, Options{})
+	v, err := Open(dir, Options{Quiet: testQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -286,7 +286,7 @@ func TestMoveThatWouldMakeAPathTailAmbiguousIsRefused(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "s/b/specs"), 0o755)
 	gitOut(t, dir, "add", "-A")
 	gitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "x")
-	v, err := Open(dir, Options{})
+	v, err := Open(dir, Options{Quiet: testQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func TestProjectAtTheVaultRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, ProjectMarker), []byte("handle: root\nname: Root\n"), 0o644)
-	v, err := Open(dir, Options{})
+	v, err := Open(dir, Options{Quiet: testQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -206,7 +206,7 @@ func TestSearchIndexFollowsRestartsAndHandEdits(t *testing.T) {
 	if err := os.WriteFile(p, []byte(strings.Replace(data, "Kestrel", "Kestrel and Narwhal", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v2, err := Open(dir, Options{})
+	v2, err := Open(dir, Options{Quiet: testQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestSequenceContextAfterRestart(t *testing.T) {
 	v.Close()
 	p := filepath.Join(dir, filepath.FromSlash(q.Path))
 	os.WriteFile(p, []byte(strings.Replace(readFile(t, p), "croissants", "baguettes", 1)), 0o644)
-	v2, err := Open(dir, Options{})
+	v2, err := Open(dir, Options{Quiet: testQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,13 @@ type Options struct {
 	// same vault fails at once. `cairn serve` opens exclusively; short
 	// command-line operations do not (they still take the write lock).
 	Exclusive bool
+	// NoRepair opens without recovering a commit a crashed process left
+	// (cairn doctor reports it instead). Every other Open recovers it.
+	NoRepair bool
+	// Quiet is how long a note must have been untouched on disk before a
+	// person's edit is committed, by the watcher or before an agent reads
+	// or writes the note (DefaultQuiet when zero).
+	Quiet time.Duration
 }
 
 // Vault is one open vault.
@@ -48,6 +55,9 @@ type Vault struct {
 	projects    *projectSet
 	scannedAt   time.Time
 	knownHead   string // the HEAD the catalog and projects reflect
+	recoveries  []gitstore.RecoveryReport
+
+	quiet time.Duration // see Options.Quiet
 
 	serveLock *os.File
 }
@@ -70,7 +80,10 @@ func Open(root string, opts Options) (*Vault, error) {
 	if _, err := os.Stat(filepath.Join(abs, CairnDir)); err != nil {
 		return nil, fmt.Errorf("open vault %s: no %s folder (run `cairn init %s` to adopt it)", root, CairnDir, root)
 	}
-	v := &Vault{root: abs}
+	v := &Vault{root: abs, quiet: opts.Quiet}
+	if v.quiet <= 0 {
+		v.quiet = DefaultQuiet
+	}
 	if err := os.MkdirAll(filepath.Join(abs, CacheDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
@@ -87,6 +100,17 @@ func Open(root string, opts Options) (*Vault, error) {
 	if err != nil {
 		v.releaseServeLock()
 		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	if !opts.NoRepair {
+		// Before anything reads the work tree: a commit a crashed process
+		// left is finished or dropped, its locks and temporary files gone.
+		// A failure is not fatal to reading; every commit retries it.
+		if rep, err := v.store.Recover(); err != nil {
+			fmt.Fprintln(os.Stderr, "cairn:", err)
+		} else if rep != nil {
+			v.recoveries = append(v.recoveries, *rep)
+		}
+		v.store.TakeRecovered()
 	}
 	if _, err := v.accessNow(); err != nil {
 		v.releaseServeLock()

@@ -22,7 +22,7 @@ type WatchOptions struct {
 	// checkout) may last before the touched files are looked at.
 	Debounce time.Duration
 	// Quiet is how long a changed file must stay untouched before the
-	// human's edit is committed.
+	// human's edit is committed (the vault's Options.Quiet when zero).
 	Quiet time.Duration
 	// Report receives problems (nil: ignored).
 	Report func(error)
@@ -43,7 +43,7 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 		o.Debounce = 150 * time.Millisecond
 	}
 	if o.Quiet == 0 {
-		o.Quiet = 3 * time.Second
+		o.Quiet = v.quiet
 	}
 	report := o.Report
 	if report == nil {
@@ -84,6 +84,19 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 	touched := map[string]time.Time{} // vault paths seen in events, not yet looked at → last event
 	var pendingMu sync.Mutex
 	pending := map[string]time.Time{} // notes changed by hand, not yet committed → last change
+	// Edits made while no server watched (the server stopped, crashed, or
+	// ran with --no-watch) are committed like any other, once quiet.
+	if stray, err := v.Uncommitted(); err != nil {
+		report(err)
+	} else {
+		for _, p := range stray {
+			var at time.Time // a deleted note is due at once
+			if fi, err := os.Lstat(v.abs(p)); err == nil {
+				at = fi.ModTime()
+			}
+			pending[p] = at
+		}
+	}
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
 	// The quiet period counts from the last event, and is checked often,

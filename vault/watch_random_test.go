@@ -139,7 +139,7 @@ func TestEditorsAndAgentsTogether(t *testing.T) {
 	}
 	indexEqualsRebuild(t, v, append(append([]string{}, humanLines...), keys(agentWrites)...))
 	v.Close()
-	v2, err := Open(dir, Options{})
+	v2, err := Open(dir, Options{Quiet: testQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}

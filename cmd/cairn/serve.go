@@ -44,7 +44,7 @@ func serveCmd() *cobra.Command {
 	c.Flags().BoolVar(&o.noAuth, "no-auth", false, "HTTP test mode: serve the local owner without a token (loopback addresses only)")
 	c.Flags().StringSliceVar(&o.toolsets, "toolsets", nil, "stdio: narrow the owner's toolsets (gateway,treaisure,hindsight)")
 	c.Flags().BoolVar(&o.noWatch, "no-watch", false, "do not watch the vault for edits people make in their editor")
-	c.Flags().DurationVar(&o.quiet, "commit-after", 3*time.Second, "commit an edit made by hand once the file has been quiet this long")
+	c.Flags().DurationVar(&o.quiet, "commit-after", 3*time.Second, "commit an edit made by hand once the file has been quiet this long; an agent reading or writing the note meanwhile waits for it")
 	c.Flags().StringVar(&o.token, "token", os.Getenv("CAIRN_TOKEN"), "stdio: act as this token's principal, ceiling and toolsets instead of the owner (default $CAIRN_TOKEN)")
 	return c
 }
@@ -76,13 +76,26 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		}
 		defer ln.Close()
 	}
-	v, err := vault.Open(o.vault, vault.Options{Exclusive: true})
+	v, err := vault.Open(o.vault, vault.Options{Exclusive: true, Quiet: o.quiet})
 	if err != nil {
 		return err
 	}
 	defer v.Close()
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
 	report := func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }
+	for _, r := range v.Recoveries() {
+		report(fmt.Errorf("recovered: %s", r))
+	}
+	if o.noWatch {
+		// The watcher commits edits made while no server ran; without it,
+		// they are committed now (those still being saved, at their next
+		// read or write).
+		go func() {
+			if _, _, err := v.CommitStrayEdits(); err != nil {
+				report(fmt.Errorf("commit edits made while cairn was stopped: %w", err))
+			}
+		}()
+	}
 	go v.Maintain(ctx, 3*time.Second, 30*time.Second, report)
 	go func() {
 		// Open the search index now, so the first search does not wait.
