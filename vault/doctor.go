@@ -21,7 +21,8 @@ type Finding struct {
 // Doctor checks a vault's health without changing it: project markers,
 // access file, notes whose frontmatter is broken, notes sharing an id,
 // links that are ambiguous or unresolved, the git index format, files
-// that should be private.
+// that should be private, what crashed processes left and notes not
+// committed.
 func (v *Vault) Doctor() []Finding {
 	var out []Finding
 	add := func(level, check, format string, a ...any) {
@@ -125,6 +126,7 @@ func (v *Vault) Doctor() []Finding {
 			add("ok", "git index", "version 4 (updated through go-git, slower)")
 		}
 	}
+	out = append(out, v.leftoverFindings()...)
 	for _, f := range []string{"MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD"} {
 		if _, err := os.Stat(filepath.Join(v.root, ".git", f)); err == nil {
 			add("problem", "git", "a git operation is in progress (%s): cairn refuses to write until it is finished", f)

@@ -362,3 +362,79 @@ func readFileT(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// What a crashed writer leaves (an intent in the write lock, cairn's marked
+// git lock, its temporary files), a lock of git's, and a note edited while
+// nothing ran: doctor reports each without touching them, doctor --fix
+// repairs what is safe and leaves a fresh git lock alone.
+func TestDoctorFixTranscript(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", "--from", "../../sample-vault", v)
+	head := git(t, v, "rev-parse", "HEAD")
+	const nonce = "0123456789ab"
+	old := time.Now().Add(-2 * time.Hour)
+	write := func(rel, content string, mtime time.Time) {
+		p := filepath.Join(v, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, mtime, mtime)
+	}
+	write(".cairn/cache/write.lock", "cairn-commit "+nonce+" 999999\n", old)
+	write(".git/index.lock", "cairn "+nonce+"\n", old)
+	write("acme/launch/.Pricing.md.cairn-tmp-"+nonce+"-42", "half", old)
+	write(".git/objects/ab/tmp_obj_cairn-"+nonce+"-7", "x", old)
+	write(".git/objects/cd/tmp_obj_123456", "an old git temp object", old)
+	write(".git/refs/heads/stale.lock", "0000000000000000000000000000000000000000\n", old)
+	write(".git/refs/heads/fresh.lock", "0000000000000000000000000000000000000000\n", time.Now())
+	write("acme/launch/Written while stopped.md", "# Written while stopped\n", old)
+
+	out, _ := run(t, false, "doctor", "--vault", v)
+	for _, want := range []string{
+		"problem  crash        process 999999 died mid-commit",
+		"problem  git lock     .git/index.lock (doctor --fix removes it): cairn's own; no cairn commit is under way",
+		"problem  git lock     .git/refs/heads/stale.lock (doctor --fix removes it): no process has it open",
+		"problem  git lock     .git/refs/heads/fresh.lock (left alone): younger than 1m0s",
+		"warning  temp file    acme/launch/.Pricing.md.cairn-tmp-" + nonce + "-42",
+		"warning  temp file    .git/objects/ab/tmp_obj_cairn-" + nonce + "-7",
+		"warning  temp file    .git/objects/cd/tmp_obj_123456",
+		"warning  uncommitted  1 note(s) changed on disk and not committed: acme/launch/Written while stopped.md",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("doctor said:\n%s\nmissing %q", out, want)
+		}
+	}
+	if git(t, v, "rev-parse", "HEAD") != head {
+		t.Fatal("doctor without --fix changed the vault")
+	}
+	if _, err := os.Stat(filepath.Join(v, ".git/index.lock")); err != nil {
+		t.Fatal("doctor without --fix removed a lock")
+	}
+
+	out, _ = run(t, false, "doctor", "--vault", v, "--fix")
+	for _, want := range []string{
+		"fixed    doctor       recovered: a commit interrupted when process 999999 died was dropped; removed its locks .git/index.lock; removed 2 temporary file(s)",
+		"fixed    doctor       removed git lock .git/refs/heads/stale.lock",
+		"fixed    doctor       removed temporary file .git/objects/cd/tmp_obj_123456",
+		"fixed    doctor       committed 1 note(s) changed on disk, as the person's: acme/launch/Written while stopped.md",
+		"problem  git lock     .git/refs/heads/fresh.lock (left alone): younger than 1m0s",
+		"ok       uncommitted  every note is committed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("doctor --fix said:\n%s\nmissing %q", out, want)
+		}
+	}
+	if strings.Contains(out, "warning  temp file") || strings.Contains(out, "problem  crash") {
+		t.Fatalf("doctor --fix left leftovers:\n%s", out)
+	}
+	if who := git(t, v, "log", "-1", "--format=%(trailers:key=Cairn-Actor,valueonly)"); who != "human" {
+		t.Fatalf("the note was committed as %q", who)
+	}
+	os.Remove(filepath.Join(v, ".git/refs/heads/fresh.lock"))
+	run(t, true, "doctor", "--vault", v)
+	if st := git(t, v, "status", "--porcelain"); st != "" {
+		t.Fatalf("status after --fix:\n%s", st)
+	}
+	git(t, v, "fsck", "--strict", "--no-dangling")
+}

@@ -5,29 +5,54 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cairn-dev/cairn/vault"
 	"github.com/spf13/cobra"
 )
 
 func doctorCmd() *cobra.Command {
 	var dir string
+	var fix bool
 	c := &cobra.Command{
-		Use:   "doctor --vault DIR",
-		Short: "Check a vault's health (changes nothing); exits 1 when there is a problem",
-		Args:  cobra.NoArgs,
+		Use:   "doctor --vault DIR [--fix]",
+		Short: "Check a vault's health; exits 1 when there is a problem. --fix repairs what is safe to repair",
+		Long: `Check a vault's health and change nothing; exits 1 when there is a problem.
+
+--fix first repairs what is safe to repair without a person: a commit a
+crashed process left is finished or dropped, git locks and temporary files
+known to be abandoned are removed (a lock a live git process may hold never
+is), and notes changed on disk are committed as the person's edits.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := openVault(dir)
+			if err := needVault(dir); err != nil {
+				return err
+			}
+			// Opened without repairing: the report shows what was left.
+			v, err := vault.Open(dir, vault.Options{NoRepair: true})
 			if err != nil {
 				return err
 			}
 			defer v.Close()
+			out := cmd.OutOrStdout()
+			if fix {
+				did, err := v.Repair()
+				for _, d := range did {
+					fmt.Fprintf(out, "%-8s %-12s %s\n", "fixed", "doctor", d)
+				}
+				if err != nil {
+					return fmt.Errorf("--fix: %w", err)
+				}
+				if len(did) == 0 {
+					fmt.Fprintf(out, "%-8s %-12s %s\n", "fixed", "doctor", "nothing needed fixing")
+				}
+			}
 			problems := 0
 			for _, f := range v.Doctor() {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-8s %-12s %s\n", f.Level, f.Check, f.Message)
+				fmt.Fprintf(out, "%-8s %-12s %s\n", f.Level, f.Check, f.Message)
 				if f.Level == "problem" {
 					problems++
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", inotifyLine())
+			fmt.Fprintf(out, "%s\n", inotifyLine())
 			if problems > 0 {
 				return fmt.Errorf("%d problem(s)", problems)
 			}
@@ -35,6 +60,7 @@ func doctorCmd() *cobra.Command {
 		},
 	}
 	vaultFlag(c, &dir)
+	c.Flags().BoolVar(&fix, "fix", false, "repair what is safe to repair first (interrupted commits, abandoned locks and temporary files, notes changed on disk)")
 	return c
 }
 

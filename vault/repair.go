@@ -1,0 +1,87 @@
+package vault
+
+import (
+	"fmt"
+	"strings"
+)
+
+// leftoverFindings reports what crashed processes left (an interrupted
+// commit, git locks, temporary files) and notes changed on disk and not
+// committed, for Doctor.
+func (v *Vault) leftoverFindings() []Finding {
+	var out []Finding
+	add := func(level, check, format string, a ...any) {
+		out = append(out, Finding{Level: level, Check: check, Message: fmt.Sprintf(format, a...)})
+	}
+	left, err := v.store.Leftovers()
+	if err != nil {
+		add("problem", "leftovers", "%v", err)
+	}
+	for _, l := range left {
+		fix := "doctor --fix removes it"
+		if !l.Safe {
+			fix = "left alone"
+		}
+		switch l.What {
+		case "interrupted commit":
+			add("problem", "crash", "%s (%s; doctor --fix now)", l.Why, l.Path)
+		case "git lock":
+			// A lock stops cairn's writes and git's alike.
+			add("problem", "git lock", "%s (%s): %s; nothing can update what it locks while it exists", l.Path, fix, l.Why)
+		default:
+			add("warning", "temp file", "%s: %s (%s)", l.Path, l.Why, fix)
+		}
+	}
+	if len(left) == 0 && err == nil {
+		add("ok", "leftovers", "no interrupted commit, stale lock or temporary file")
+	}
+	changed, err := v.Uncommitted()
+	switch {
+	case err != nil:
+		add("problem", "uncommitted", "%v", err)
+	case len(changed) > 0:
+		add("warning", "uncommitted", "%d note(s) changed on disk and not committed: %s (cairn serve commits them once quiet; doctor --fix does now)",
+			len(changed), abbreviate(changed, 5))
+	default:
+		add("ok", "uncommitted", "every note is committed")
+	}
+	return out
+}
+
+// Repair fixes what is safe to fix without a person: it recovers a commit
+// a crashed process left, removes the git locks and temporary files known
+// to be abandoned (Leftovers says how that is known), and commits notes
+// changed on disk and quiet, as the person's. It returns one line per
+// thing it did.
+func (v *Vault) Repair() ([]string, error) {
+	var did []string
+	removed, rep, err := v.store.RepairLeftovers()
+	if rep != nil {
+		did = append(did, "recovered: "+rep.String())
+	}
+	for _, l := range removed {
+		did = append(did, fmt.Sprintf("removed %s %s (%s)", l.What, l.Path, l.Why))
+	}
+	if err != nil {
+		return did, err
+	}
+	v.takeStoreRecoveries()
+	if err := v.rescan(); err != nil {
+		return did, err
+	}
+	committed, settling, err := v.CommitStrayEdits()
+	if len(committed) > 0 {
+		did = append(did, fmt.Sprintf("committed %d note(s) changed on disk, as the person's: %s", len(committed), abbreviate(committed, 5)))
+	}
+	if len(settling) > 0 {
+		did = append(did, fmt.Sprintf("left %d note(s) saved in the last %s for later: %s", len(settling), v.quiet, abbreviate(settling, 5)))
+	}
+	return did, err
+}
+
+func abbreviate(list []string, n int) string {
+	if len(list) <= n {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:n], ", "), len(list)-n)
+}
