@@ -214,7 +214,7 @@ func (s *Store) tempFiles() ([]string, error) {
 
 func (s *Store) gitTempFiles() []string {
 	var out []string
-	if names, err := filepath.Glob(filepath.Join(s.gitDir, "cairn-lock-*.tmp")); err == nil {
+	if names, err := filepath.Glob(gitTemp(s.gitDir, "*", "*")); err == nil {
 		out = append(out, names...)
 	}
 	objects := filepath.Join(s.gitDir, "objects")

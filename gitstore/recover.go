@@ -364,7 +364,7 @@ func (s *Store) removeMarkedLocks(in *intent) ([]string, error) {
 }
 
 // removeTemps removes the temporary files of the commit with this nonce:
-// its staged objects, its lock template, and its notes' staged contents
+// its staged objects, its temporary files in .git, and its notes' staged contents
 // (anywhere in the work tree but .git: the walk happens only after a crash).
 func (s *Store) removeTemps(nonce string) (int, error) {
 	n := 0
@@ -373,7 +373,11 @@ func (s *Store) removeTemps(nonce string) (int, error) {
 			n++
 		}
 	}
-	rm(filepath.Join(s.gitDir, "cairn-lock-"+nonce+".tmp"))
+	if names, err := filepath.Glob(gitTemp(s.gitDir, nonce, "*")); err == nil {
+		for _, p := range names {
+			rm(p)
+		}
+	}
 	objects := filepath.Join(s.gitDir, "objects")
 	dirs, err := os.ReadDir(objects)
 	if err != nil {

@@ -66,7 +66,7 @@ func leftovers(t *testing.T, dir string) []string {
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			n := d.Name()
-			if strings.Contains(n, ".cairn-tmp-") || strings.HasPrefix(n, "tmp_obj_") || strings.HasSuffix(n, ".lock") && n != "write.lock" || strings.HasPrefix(n, "cairn-lock-") {
+			if strings.Contains(n, ".cairn-tmp-") || strings.HasPrefix(n, "tmp_obj_") || strings.HasSuffix(n, ".lock") && n != "write.lock" || strings.HasPrefix(n, "cairn-") && strings.HasSuffix(n, ".tmp") {
 				out = append(out, p)
 			}
 		}

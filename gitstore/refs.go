@@ -16,28 +16,38 @@ import (
 // (someone committed at the same moment); nothing was changed.
 var ErrHeadMoved = errors.New("the branch moved during the commit; try again")
 
-// gitLock is a git-style lock: `<file>.lock` created exclusively, written,
-// then renamed over the file. Git takes the same locks, so the git command
-// line and cairn never update the index or a branch at the same time.
+// gitLock is a git-style lock: `<file>.lock` created exclusively while the
+// file is updated. Git takes the same locks, so the git command line and
+// cairn never update the index or a branch at the same time.
 //
-// cairn's lock files appear already holding `cairn <nonce>` (written to a
-// temporary file, then hard-linked to the lock name, which fails if the
-// lock exists, as O_EXCL would): a lock left by a cairn process that died
-// is told from a git process's by its content, never by its age.
+// cairn's lock files hold `cairn <nonce>` from the moment they exist
+// (written to a temporary file, then hard-linked to the lock name, which
+// fails if the lock exists, as O_EXCL would) until they are removed: the
+// new content goes to a temporary file of its own, renamed over the file,
+// and then the lock is removed. A lock left by a cairn process that died
+// is thus told from a git process's by its content, never by its age.
 type gitLock struct {
 	path, lock string
-	f          *os.File
+	gitDir     string
+	nonce      string
+	held       bool
 }
 
-// lockMark is the content of a cairn lock file until it is committed.
+// lockMark is the content of a cairn lock file.
 func lockMark(nonce string) string { return "cairn " + nonce + "\n" }
+
+// gitTemp is a temporary file of the commit with this nonce in .git
+// (never under refs/, where git would take it for a branch).
+func gitTemp(gitDir, nonce, purpose string) string {
+	return filepath.Join(gitDir, "cairn-"+nonce+"-"+purpose+".tmp")
+}
 
 func (s *Store) takeLock(path, what, nonce string) (*gitLock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
 	lock := path + ".lock"
-	tmp := filepath.Join(s.gitDir, "cairn-lock-"+nonce+".tmp")
+	tmp := gitTemp(s.gitDir, nonce, "lock")
 	if err := os.WriteFile(tmp, []byte(lockMark(nonce)), 0o644); err != nil {
 		return nil, err
 	}
@@ -47,12 +57,7 @@ func (s *Store) takeLock(path, what, nonce string) (*gitLock, error) {
 	for wait := time.Millisecond; ; wait *= 2 {
 		err := os.Link(tmp, lock)
 		if err == nil {
-			f, err := os.OpenFile(lock, os.O_WRONLY, 0)
-			if err != nil {
-				os.Remove(lock)
-				return nil, err
-			}
-			return &gitLock{path: path, lock: lock, f: f}, nil
+			return &gitLock{path: path, lock: lock, gitDir: s.gitDir, nonce: nonce, held: true}, nil
 		}
 		if !os.IsExist(err) {
 			return nil, err
@@ -64,47 +69,39 @@ func (s *Store) takeLock(path, what, nonce string) (*gitLock, error) {
 	}
 }
 
-// commit writes data (synced when asked) in place of the mark and renames
-// the lock into place.
+// commit puts data in place of the locked file (through a temporary file,
+// synced when asked, renamed over it) and removes the lock.
 func (l *gitLock) commit(data []byte, sync bool) error {
-	if l.f == nil {
+	if !l.held {
 		return errors.New("lock already released")
 	}
-	f := l.f
-	l.f = nil
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(l.lock)
+	defer l.release()
+	tmp := gitTemp(l.gitDir, l.nonce, filepath.Base(l.path))
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
 		return err
 	}
-	if err := f.Truncate(0); err != nil {
-		return fail(err)
+	_, err = f.Write(data)
+	if err == nil && sync {
+		err = f.Sync()
 	}
-	if _, err := f.WriteAt(data, 0); err != nil {
-		return fail(err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if sync {
-		if err := f.Sync(); err != nil {
-			return fail(err)
-		}
+	if err == nil {
+		err = os.Rename(tmp, l.path)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(l.lock)
-		return err
+	if err != nil {
+		os.Remove(tmp)
 	}
-	if err := os.Rename(l.lock, l.path); err != nil {
-		os.Remove(l.lock)
-		return err
-	}
-	return nil
+	return err
 }
 
 // release gives the lock up without writing (a no-op after commit).
 func (l *gitLock) release() {
-	if l != nil && l.f != nil {
-		l.f.Close()
+	if l != nil && l.held {
 		os.Remove(l.lock)
-		l.f = nil
+		l.held = false
 	}
 }
 
