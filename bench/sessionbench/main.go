@@ -64,7 +64,11 @@ func main() {
 	base0 := row("server up, no session", uncapped, 0)
 	if *bodyMB > 0 {
 		bodies(c, base, tok, int64(*bodyMB)<<20)
-		row(fmt.Sprintf("after two %d MB bodies (413)", *bodyMB), uncapped, 0)
+		underLimit(c, base, tok)
+		uncapped.Close() // the one session of underLimit
+		uncapped = mcptools.NewHTTPService(srv, tokens, mcptools.HTTPOptions{SessionIdle: *idle, MaxSessions: *sessions})
+		base = listen(uncapped)
+		row(fmt.Sprintf("after two %d MB bodies (413) and one at the limit", *bodyMB), uncapped, 0)
 	}
 	var held, after mem
 	var opened, expired time.Duration
@@ -112,13 +116,16 @@ func row(label string, svc *mcptools.HTTPService, others int) mem {
 	return m
 }
 
-func rss() uint64 {
+func rss() uint64 { return status("VmRSS:") }
+
+// status reads a size in /proc/self/status, in bytes.
+func status(field string) uint64 {
 	data, err := os.ReadFile("/proc/self/status")
 	must(err)
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, field) {
 			var kb uint64
-			fmt.Sscanf(strings.TrimPrefix(line, "VmRSS:"), "%d", &kb)
+			fmt.Sscanf(strings.TrimPrefix(line, field), "%d", &kb)
 			return kb << 10
 		}
 	}
@@ -188,6 +195,27 @@ func bodies(c *http.Client, url, tok string, size int64) {
 		}
 		fmt.Printf("%d MB body, %s: 413 in %v\n", size>>20, map[bool]string{true: "declared", false: "chunked"}[declared], time.Since(t0).Round(time.Millisecond))
 	}
+}
+
+// underLimit sends one tools/call just under the default limit on a
+// session and reports the peak RSS it caused: what one in-flight body at
+// the limit costs while mcp-go decodes it.
+func underLimit(c *http.Client, url, tok string) {
+	resp := post(c, url, tok, "", strings.NewReader(initBody), -1)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	head := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{"pad":"`
+	tail := `"}}}`
+	size := mcptools.DefaultMaxBody - int64(len(head)+len(tail))
+	runtime.GC()
+	debug.FreeOSMemory()
+	must(os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)) // resets the peak (VmHWM) to the current RSS
+	before := status("VmHWM:")
+	body := io.MultiReader(strings.NewReader(head), io.LimitReader(zeros{}, size), strings.NewReader(tail))
+	resp = post(c, url, tok, sid, body, mcptools.DefaultMaxBody)
+	if resp.StatusCode != http.StatusOK {
+		panic(fmt.Sprintf("a body at the limit: %d", resp.StatusCode))
+	}
+	fmt.Printf("one %d MiB tools/call (at the limit): peak RSS +%.0f MiB\n", mcptools.DefaultMaxBody>>20, float64(status("VmHWM:")-before)/(1<<20))
 }
 
 type zeros struct{}
