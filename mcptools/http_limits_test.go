@@ -149,15 +149,17 @@ func TestBodyLimitIs413BeforeAnythingReadsTheBody(t *testing.T) {
 		{"unknown session, chunked", exchange{http.MethodPost, "/mcp", map[string]string{"Authorization": "Bearer " + tok, "Mcp-Session-Id": "cairn-NOPE"}, -1, []byte("{")}, http.StatusNotFound},
 		{"foreign origin", exchange{http.MethodPost, "/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": "https://evil.example"}, -1, []byte("{")}, http.StatusForbidden},
 	} {
-		resp, body := tc.x.do(t, base)
-		if resp.StatusCode != tc.want {
-			t.Fatalf("%s: %d %s, want %d", tc.name, resp.StatusCode, body, tc.want)
-		}
-		if tc.want == http.StatusRequestEntityTooLarge {
-			if msg := rpcMessage(t, body); !strings.Contains(msg, "4096 bytes (4 KiB)") || !strings.Contains(msg, "cairn serve --max-body") {
-				t.Fatalf("%s: the 413 says %q", tc.name, msg)
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := tc.x.do(t, base)
+			if resp.StatusCode != tc.want {
+				t.Fatalf("%d %s, want %d", resp.StatusCode, body, tc.want)
 			}
-		}
+			if tc.want == http.StatusRequestEntityTooLarge {
+				if msg := rpcMessage(t, body); !strings.Contains(msg, "4096 bytes (4 KiB)") || !strings.Contains(msg, "cairn serve --max-body") {
+					t.Fatalf("the 413 says %q", msg)
+				}
+			}
+		})
 	}
 	if svc.Sessions() != 1 || head(t, ts.dir) != before {
 		t.Fatalf("refused requests left %d sessions, head moved %v", svc.Sessions(), head(t, ts.dir) != before)
@@ -372,5 +374,41 @@ func TestParseOrigin(t *testing.T) {
 		if _, err := ParseOrigin(in); err == nil {
 			t.Fatalf("ParseOrigin(%q) accepted", in)
 		}
+	}
+}
+
+// TestEvictionOrder drives the registry itself: which session the cap ends.
+func TestEvictionOrder(t *testing.T) {
+	var released []string
+	g := newSessionRegistry(time.Hour, 2, func(s *liveSession) { released = append(released, s.id) })
+	ep := &endpoint{path: "/mcp"}
+	now := time.Now()
+	g.add("a", "tok", ep, now)
+	g.endInit("a", now)
+	g.add("b", "tok", ep, now.Add(time.Second))
+	g.endInit("b", now.Add(time.Second))
+	if _, err := g.begin("a", "tok", ep, now.Add(2*time.Second), nil); err != nil { // a is busy from now on
+		t.Fatal(err)
+	}
+	g.add("other", "tok2", ep, now) // another token's session counts for that token only
+	g.endInit("other", now)
+	g.add("c", "tok", ep, now.Add(3*time.Second))
+	if strings.Join(released, ",") != "b" {
+		t.Fatalf("first eviction ended %v, want the idle b before the busy, older a", released)
+	}
+	// c is still initializing: the busy a goes before it.
+	g.add("d", "tok", ep, now.Add(4*time.Second))
+	if strings.Join(released, ",") != "b,a" {
+		t.Fatalf("second eviction ended %v, want a (c is initializing)", released)
+	}
+	// Both initializing: none can go, the token is over its cap until one ends.
+	g.add("e", "tok", ep, now.Add(5*time.Second))
+	if strings.Join(released, ",") != "b,a" || g.count() != 4 {
+		t.Fatalf("with every session initializing: released %v, %d live", released, g.count())
+	}
+	// A sweep never ends a busy session, and ends the rest after the idle time.
+	g.endInit("c", now.Add(6*time.Second))
+	if n := g.sweep(now.Add(6*time.Second + time.Hour)); n != 2 || g.count() != 2 {
+		t.Fatalf("the sweep ended %d, %d left (d and e are initializing)", n, g.count())
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // Session limits over HTTP. mcp-go keeps every initialized session (about
-// 11 KB of channels and maps each) until a DELETE, and its default session
+// 12 KiB of channels and maps each, bench/sessionbench) until a DELETE, and its default session
 // id manager accepts any well-formed id, so sessions of clients that vanish
 // without a DELETE pile up for the life of the process. cairn tracks its own
 // sessions: each belongs to the token and the endpoint that made it, ends
