@@ -202,11 +202,12 @@ func TestIdleSessionsExpireThen404ThenInitializeAgain(t *testing.T) {
 }
 
 func TestExpiryIsExactWithoutASweep(t *testing.T) {
-	// The sweep runs every second at this idle time; the session is past
-	// its idle time when the next request comes, swept or not.
-	ts, svc := newTestServerWith(t, "", HTTPOptions{SessionIdle: 20 * time.Millisecond})
+	ts, svc := newTestServerWith(t, "", HTTPOptions{SessionIdle: time.Hour})
 	c := ts.sessionClient(t, ts.token(t, "owner", "write"))
-	time.Sleep(40 * time.Millisecond)
+	// Its last request ended two hours ago; no sweep has run since.
+	svc.sessions.mu.Lock()
+	svc.sessions.byID[c.GetSessionId()].last = time.Now().Add(-2 * time.Hour)
+	svc.sessions.mu.Unlock()
 	if _, err := callTool(t, c, "whoami", map[string]any{}); !errors.Is(err, transport.ErrSessionTerminated) {
 		t.Fatalf("a call after the idle time: %v, want the spec's 404", err)
 	}
