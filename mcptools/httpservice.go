@@ -17,11 +17,12 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// DefaultMaxBody bounds a request body: twice create_notes' batch of
-// 8 notes' worth of bytes (8 × vault.MaxNoteBytes), for JSON's escaping of
-// newlines, quotes and <>& and for the notes' other fields. mcp-go reads a
-// body whole and decodes it several times (a 300 MB call grew the process
-// by 1.5 GB), so this also bounds what one request can cost.
+// DefaultMaxBody bounds a request body: twice the largest legitimate call,
+// create_notes' batch of 8 × vault.MaxNoteBytes (8 MiB) of note bodies, for
+// JSON's escaping of newlines, quotes and <>& and the notes' other fields.
+// mcp-go reads a body whole and decodes it several times (a 300 MB call
+// grew the process by 1.5 GB; one at 16 MiB raises peak RSS by ~115 MiB),
+// so this also bounds what one request can cost.
 const DefaultMaxBody = 16 * vault.MaxNoteBytes
 
 // BodyReadTimeout bounds how long reading one request body may take (16 MiB
