@@ -24,10 +24,12 @@ build:
 	go build -o bin/cairn ./cmd/cairn
 
 # The figures in docs/benchmarks.md: the foundation on a generated
-# 10,000-note vault, the link graph, the watcher, search and LoCoMo.
+# 10,000-note vault, the link graph, the watcher, search, LoCoMo, and
+# the memory idle HTTP sessions hold.
 bench:
 	go run ./bench/vaultbench -notes 10000
 	go run ./bench/graphbench
 	go run ./bench/watchbench
 	go run ./bench/searchbench -notes 10000,100000
 	go run ./bench/locomo -data ../shared/data/locomo10.json
+	go run ./bench/sessionbench -sessions 10000 -idle 30s

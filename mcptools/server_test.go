@@ -16,10 +16,12 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // testServer is a real vault served over Streamable HTTP on loopback.
 type testServer struct {
+	mcp    *server.MCPServer
 	v      *vault.Vault
 	dir    string
 	url    string
@@ -27,6 +29,14 @@ type testServer struct {
 }
 
 func newTestServer(t testing.TB, template string) *testServer {
+	t.Helper()
+	ts, _ := newTestServerWith(t, template, HTTPOptions{})
+	return ts
+}
+
+// newTestServerWith serves with these HTTP options and also returns the
+// service, to look at its sessions.
+func newTestServerWith(t testing.TB, template string, o HTTPOptions) (*testServer, *HTTPService) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "vault")
 	if _, err := vault.Init(dir, vault.InitOptions{From: template}); err != nil {
@@ -38,15 +48,17 @@ func newTestServer(t testing.TB, template string) *testServer {
 	}
 	ts := &testServer{v: v, dir: dir, tokens: NewTokenStore(dir)}
 	srv := NewServer(v, NewRegistry(), "test")
+	ts.mcp = srv
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &http.Server{Handler: HTTPHandler(srv, ts.tokens, HTTPOptions{})}
+	svc := NewHTTPService(srv, ts.tokens, o)
+	hs := &http.Server{Handler: svc}
 	go hs.Serve(ln)
 	ts.url = "http://" + ln.Addr().String() + "/mcp"
-	t.Cleanup(func() { hs.Close(); v.Close() })
-	return ts
+	t.Cleanup(func() { hs.Close(); svc.Close(); v.Close() })
+	return ts, svc
 }
 
 func (ts *testServer) token(t testing.TB, principal, scope string, toolsets ...string) string {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -25,75 +25,60 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, who func() (Identity, 
 	return err
 }
 
-// HTTPOptions configure the Streamable HTTP handler.
+// HTTPOptions configure the Streamable HTTP handler. Zero values take the
+// defaults.
 type HTTPOptions struct {
 	// NoAuth serves every request as this identity without a token (a
 	// test mode; the command line allows it on loopback addresses only).
 	NoAuth *Identity
 	// ResourceMetadataURL, when set, is advertised in WWW-Authenticate.
 	ResourceMetadataURL string
+	// MaxBody bounds a request body, in bytes (DefaultMaxBody).
+	MaxBody int64
+	// SessionIdle ends a session after this long without a request
+	// (DefaultSessionIdle).
+	SessionIdle time.Duration
+	// MaxSessions bounds the live sessions of one token
+	// (DefaultMaxSessions).
+	MaxSessions int
+	// AllowOrigins are the browser origins allowed besides loopback and the
+	// server's own host, normalized by ParseOrigin; they also get CORS.
+	AllowOrigins []string
+	// Addr is the address served (--http): its host is accepted as Origin.
+	Addr string
 }
 
-// HTTPHandler serves MCP at /mcp. Every request must carry
-// `Authorization: Bearer <token>`; without a valid one the answer is 401
-// with WWW-Authenticate, before mcp-go sees the request. The identity is
-// resolved per request (tokens revoked meanwhile stop working at once) and
-// put into the request's context for the tool filter and the handlers.
-// mcp-go's DNS-rebinding protection stays on.
+// HTTPHandler is NewHTTPService as a plain handler, for callers that never
+// close it (tests and benchmarks): its idle sweep runs for the process's
+// life.
 func HTTPHandler(s *server.MCPServer, tokens *TokenStore, o HTTPOptions) http.Handler {
-	streamable := server.NewStreamableHTTPServer(s,
-		server.WithEndpointPath("/mcp"),
-		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-			if id, ok := IdentityFrom(r.Context()); ok {
-				return WithIdentity(ctx, id)
-			}
-			return ctx
-		}),
-	)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", authenticate(streamable, tokens, o))
-	// Each family also at its own path, for clients written for a server
-	// of that family alone: the token's toolsets narrowed to that one.
-	for _, family := range []string{ToolsetTreaisure, ToolsetHindsight} {
-		path := "/" + family + "/mcp"
-		only := server.NewStreamableHTTPServer(s,
-			server.WithEndpointPath(path),
-			server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-				if id, ok := IdentityFrom(r.Context()); ok {
-					id.Toolsets = slices.DeleteFunc(slices.Clone(id.Toolsets), func(t string) bool { return t != family })
-					return WithIdentity(ctx, id)
-				}
-				return ctx
-			}),
-		)
-		mux.Handle(path, authenticate(only, tokens, o))
-	}
-	return mux
+	return NewHTTPService(s, tokens, o)
 }
 
-func authenticate(next http.Handler, tokens *TokenStore, o HTTPOptions) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o.NoAuth != nil {
-			next.ServeHTTP(w, r.WithContext(WithIdentity(r.Context(), *o.NoAuth)))
-			return
-		}
-		challenge := `Bearer realm="cairn"`
-		if o.ResourceMetadataURL != "" {
-			challenge += `, resource_metadata="` + o.ResourceMetadataURL + `"`
-		}
-		h := r.Header.Get("Authorization")
-		scheme, token, ok := strings.Cut(h, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-			w.Header().Set("WWW-Authenticate", challenge)
-			http.Error(w, "401 unauthorized: send Authorization: Bearer <token> (cairn token create makes one)", http.StatusUnauthorized)
-			return
-		}
-		rec, err := tokens.Verify(strings.TrimSpace(token))
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token"`)
-			http.Error(w, "401 unauthorized: invalid or revoked token", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(WithIdentity(r.Context(), IdentityOf(rec))))
-	})
+// authenticate resolves the request's bearer token into an identity, or
+// answers 401 with WWW-Authenticate and returns false. It never reads the
+// body, so an unauthenticated request cannot make the server read one.
+func (h *HTTPService) authenticate(w http.ResponseWriter, r *http.Request) (Identity, bool) {
+	if h.o.NoAuth != nil {
+		return *h.o.NoAuth, true
+	}
+	challenge := `Bearer realm="cairn"`
+	if h.o.ResourceMetadataURL != "" {
+		challenge += `, resource_metadata="` + h.o.ResourceMetadataURL + `"`
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		closeUnread(w, r)
+		w.Header().Set("WWW-Authenticate", challenge)
+		http.Error(w, "401 unauthorized: send Authorization: Bearer <token> (cairn token create makes one)", http.StatusUnauthorized)
+		return Identity{}, false
+	}
+	rec, err := h.tokens.Verify(strings.TrimSpace(token))
+	if err != nil {
+		closeUnread(w, r)
+		w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token"`)
+		http.Error(w, "401 unauthorized: invalid or revoked token", http.StatusUnauthorized)
+		return Identity{}, false
+	}
+	return IdentityOf(rec), true
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,7 +26,16 @@ type serveOptions struct {
 	token    string
 	noWatch  bool
 	quiet    time.Duration
+
+	// HTTP limits (docs/architecture.md, "HTTP limits").
+	maxBody      string
+	sessionIdle  time.Duration
+	maxSessions  int
+	allowOrigins []string
 }
+
+// httpOnlyFlags are the flags that mean nothing over stdio.
+var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin"}
 
 func serveCmd() *cobra.Command {
 	var o serveOptions
@@ -34,6 +44,18 @@ func serveCmd() *cobra.Command {
 		Short: "Serve the vault over MCP: stdio as the local owner, or Streamable HTTP at /mcp with bearer tokens",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, f := range httpOnlyFlags {
+				if o.http == "" && cmd.Flags().Changed(f) {
+					return fmt.Errorf("--%s applies to --http only", f)
+				}
+			}
+			// Zero is "the default" for callers such as demo, not a value.
+			if cmd.Flags().Changed("session-idle") && o.sessionIdle == 0 {
+				return errors.New("--session-idle: 0s is under a second")
+			}
+			if cmd.Flags().Changed("max-sessions") && o.maxSessions == 0 {
+				return errors.New("--max-sessions: 0 would refuse every session; at least 1")
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return serve(ctx, o, nil)
@@ -46,7 +68,61 @@ func serveCmd() *cobra.Command {
 	c.Flags().BoolVar(&o.noWatch, "no-watch", false, "do not watch the vault for edits people make in their editor")
 	c.Flags().DurationVar(&o.quiet, "commit-after", 3*time.Second, "commit an edit made by hand once the file has been quiet this long; an agent reading or writing the note meanwhile waits for it")
 	c.Flags().StringVar(&o.token, "token", os.Getenv("CAIRN_TOKEN"), "stdio: act as this token's principal, ceiling and toolsets instead of the owner (default $CAIRN_TOKEN)")
+	c.Flags().StringVar(&o.maxBody, "max-body", "16MiB", "HTTP: the largest request body (bytes, or KiB/MiB/GiB); larger ones get 413")
+	c.Flags().DurationVar(&o.sessionIdle, "session-idle", mcptools.DefaultSessionIdle, "HTTP: end a session after this long without a request (its client then initializes again)")
+	c.Flags().IntVar(&o.maxSessions, "max-sessions", mcptools.DefaultMaxSessions, "HTTP: live sessions per token; a new one ends the token's longest-idle")
+	c.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "HTTP: a browser origin (scheme://host[:port]) allowed besides loopback, with CORS (repeatable)")
 	return c
+}
+
+// httpOptions checks the HTTP limit flags, each error naming its flag.
+func (o serveOptions) httpOptions() (mcptools.HTTPOptions, error) {
+	ho := mcptools.HTTPOptions{Addr: o.http, SessionIdle: o.sessionIdle, MaxSessions: o.maxSessions}
+	if o.maxBody == "" {
+		o.maxBody = "16MiB"
+	}
+	n, err := parseBytes(o.maxBody)
+	if err != nil {
+		return ho, fmt.Errorf("--max-body: %w", err)
+	}
+	if n < 4096 {
+		return ho, fmt.Errorf("--max-body: %s is under 4 KiB; an initialize request alone must fit", o.maxBody)
+	}
+	ho.MaxBody = n
+	if o.sessionIdle == 0 {
+		ho.SessionIdle = mcptools.DefaultSessionIdle
+	} else if o.sessionIdle < time.Second {
+		return ho, fmt.Errorf("--session-idle: %s is under a second", o.sessionIdle)
+	}
+	if o.maxSessions == 0 {
+		ho.MaxSessions = mcptools.DefaultMaxSessions
+	} else if o.maxSessions < 0 {
+		return ho, fmt.Errorf("--max-sessions: %d is not a number of sessions; at least 1", o.maxSessions)
+	}
+	for _, s := range o.allowOrigins {
+		origin, err := mcptools.ParseOrigin(s)
+		if err != nil {
+			return ho, fmt.Errorf("--allow-origin: %w", err)
+		}
+		ho.AllowOrigins = append(ho.AllowOrigins, origin)
+	}
+	return ho, nil
+}
+
+// parseBytes reads a size: a number of bytes, or one followed by KiB, MiB
+// or GiB.
+func parseBytes(s string) (int64, error) {
+	num, mult := s, int64(1)
+	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if strings.HasSuffix(s, suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(s, suffix)), m
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size (bytes, or a number followed by KiB, MiB or GiB)", s)
+	}
+	return n * mult, nil
 }
 
 // serve runs until ctx ends. ready, when set, receives the HTTP address.
@@ -66,11 +142,14 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		}
 	}
 	var ln net.Listener
+	ho, err := o.httpOptions()
+	if o.http != "" && err != nil {
+		return err
+	}
 	if o.http != "" {
 		if o.noAuth && !loopback(o.http) {
 			return fmt.Errorf("--no-auth is refused on %s: it serves everything without a token, so it listens on loopback only (127.0.0.1, ::1, localhost)", o.http)
 		}
-		var err error
 		if ln, err = net.Listen("tcp", o.http); err != nil {
 			return fmt.Errorf("listen on %s: %w", o.http, err)
 		}
@@ -128,12 +207,27 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", v.Root(), owner.Principal)
 		return mcptools.ServeStdio(ctx, srv, who, os.Stdin, os.Stdout)
 	}
-	ho := mcptools.HTTPOptions{}
 	if o.noAuth {
 		ho.NoAuth = &owner
 		fmt.Fprintf(os.Stderr, "cairn: WARNING: --no-auth: every request acts as %s without a token (test mode)\n", owner.Principal)
 	}
-	hs := &http.Server{Handler: mcptools.HTTPHandler(srv, mcptools.NewTokenStore(v.Root()), ho), ReadHeaderTimeout: 10 * time.Second}
+	svc := mcptools.NewHTTPService(srv, mcptools.NewTokenStore(v.Root()), ho)
+	hs := &http.Server{
+		Handler: svc,
+		// A client has 10 s to send its headers (64 KiB at most), and a
+		// keep-alive connection is closed after 2 min without a request.
+		// No ReadTimeout or WriteTimeout: net/http cancels a request's
+		// context when ReadTimeout passes and cuts its writes after
+		// WriteTimeout, which would end event streams and long tool calls;
+		// a body's read has its own deadline (mcptools.BodyReadTimeout).
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	// Shutdown ends the sessions first, so open event streams do not hold
+	// it up.
+	hs.RegisterOnShutdown(svc.Close)
+	defer svc.Close()
 	addr := ln.Addr().String()
 	fmt.Fprintf(os.Stderr, "cairn: serving %s at http://%s/mcp\n", v.Root(), addr)
 	if ready != nil {
