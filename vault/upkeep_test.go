@@ -285,6 +285,27 @@ func TestCreateNotesKeepsLinksOnceForTheBatch(t *testing.T) {
 	cleanAndSound(t, dir)
 }
 
+// A new private memory note brings a title nobody chose: links it would
+// take over are kept, never refused.
+func TestRememberKeepsLinksItsNewNoteWouldTakeOver(t *testing.T) {
+	v, dir := sampleVault(t)
+	own := "people/owner/memory/Memory about acme platform.md"
+	byHand(t, v, dir, map[string]string{
+		own:                             "# Memory about acme/platform\n\nOn-call is weekly.\n",
+		"people/owner/memory/Habits.md": "# Habits\n\nSee [[Memory about acme/platform]].\n",
+	})
+	before := resolvedLinks(v)
+	if _, err := v.RememberAboutProject(sam, "acme/platform", "ops", "Deploys happen on Tuesdays"); err != nil {
+		t.Fatal(err)
+	}
+	sameResolution(t, before, resolvedLinks(v), "after sam's first memory about acme/platform")
+	if got := readFile(t, filepath.Join(dir, "people/owner/memory/Habits.md")); !strings.Contains(got,
+		"[[people/owner/memory/Memory about acme platform|Memory about acme/platform]]") {
+		t.Fatalf("Habits:\n%s", got)
+	}
+	cleanAndSound(t, dir)
+}
+
 // BenchmarkMoveKeepingOthersLinks: bob moves a note that 500 notes link
 // to by path. "upkeep": they are in alice's private memory (bob can
 // neither read nor write them), so the guard rewrites them; "own": they
