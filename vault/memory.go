@@ -178,6 +178,9 @@ func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observatio
 		changes = append(changes, e.changes()...)
 	}
 	h, err := v.commit(c, fmt.Sprintf("Remember [%s] in %s", o.Category, p), n.ID, changes, e.trailers()...)
+	if oe := otherConflict(err, p); oe != nil {
+		return nil, oe
+	}
 	if err != nil {
 		return nil, v.conflictOr(p, p, err)
 	}

@@ -1,7 +1,9 @@
 package vault
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -282,6 +284,28 @@ func (e *edits) trailers() []gitstore.Trailer {
 		}
 	}
 	return out
+}
+
+// otherConflict is the error for a commit that failed because a note the
+// guard rewrote (not own, the note the caller writes) changed meanwhile:
+// a plain retry, naming nothing the caller may not know. nil for any
+// other error.
+func otherConflict(err error, own ...string) error {
+	var ce *gitstore.ConflictError
+	var de *gitstore.DirtyError
+	path := ""
+	switch {
+	case errors.As(err, &ce):
+		path = ce.Path
+	case errors.As(err, &de):
+		path = de.Path
+	default:
+		return nil
+	}
+	if slices.Contains(own, path) {
+		return nil
+	}
+	return &ConflictError{Reason: "a note this change touches was changed at the same moment; try again"}
 }
 
 // rewritten lists the notes e changes besides the ones it moves, that the

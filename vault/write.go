@@ -106,6 +106,9 @@ func newFile(n *Note) gitstore.Change {
 }
 
 func (v *Vault) createConflict(n *Note, prefix string, err error) error {
+	if oe := otherConflict(err, n.Path); oe != nil {
+		return oe
+	}
 	var ce *gitstore.ConflictError
 	var de *gitstore.DirtyError
 	if errors.As(err, &ce) || errors.As(err, &de) {
@@ -249,6 +252,13 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 	changes = append(changes, e.changes()...)
 	hash, err := v.commit(c, fmt.Sprintf("Create %d notes", len(ok)), "", changes, e.trailers()...)
 	if err != nil {
+		own := make([]string, len(ok))
+		for i, n := range ok {
+			own[i] = n.Path
+		}
+		if oe := otherConflict(err, own...); oe != nil {
+			return nil, oe
+		}
 		return nil, v.createConflict(ok[0], "", err)
 	}
 	v.attributeUpkeep(c, e, results)
