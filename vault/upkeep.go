@@ -17,7 +17,7 @@ import (
 // would tell the caller about notes it cannot read (a probe for which
 // titles exist) and let anyone's link block anyone's move; allowing it
 // silently would break links. So, link by link (docs/architecture.md, "The
-// link graph"):
+// link guard"):
 //
 //   - a link the caller sees shift, in a note it may write, refuses the
 //     change: the caller can choose another name or fix the link;
