@@ -14,8 +14,9 @@ import (
 )
 
 // commit records changes as one commit authored by the caller, with
-// provenance trailers, and refreshes the catalog for the touched paths.
-func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.Change) (string, error) {
+// provenance trailers (and extra ones, e.g. the link guard's), and
+// refreshes the catalog for the touched paths.
+func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.Change, extra ...gitstore.Trailer) (string, error) {
 	trailers := []gitstore.Trailer{
 		{Key: "Cairn-Tool", Value: c.Tool},
 		{Key: "Cairn-Principal", Value: c.Principal},
@@ -24,6 +25,7 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 	if noteID != "" {
 		trailers = append(trailers, gitstore.Trailer{Key: "Cairn-Note", Value: noteID})
 	}
+	trailers = append(trailers, extra...)
 	author := gitstore.Signature{Name: c.Principal, Email: c.Principal + "@cairn.local"}
 	if actorOf(c) == "human" {
 		author = v.humanIdentity(c.Principal)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // Observations are kept as a plain list a person reads and edits in any
@@ -164,8 +165,22 @@ func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observatio
 	if err := n.EnsureID(); err != nil {
 		return nil, err
 	}
-	ch := gitstore.Change{Path: p, Content: n.Render(), CheckVersion: true, ExpectVersion: cur, RequireClean: true}
-	h, err := v.commit(c, fmt.Sprintf("Remember [%s] in %s", o.Category, p), n.ID, []gitstore.Change{ch})
+	changes := []gitstore.Change{{Path: p, Content: n.Render(), CheckVersion: true, ExpectVersion: cur, RequireClean: true}}
+	e := v.newEdits(c)
+	if !exists {
+		// A new profile or memory note brings a title and a path: links
+		// elsewhere it would take over are kept naming their notes (the
+		// caller does not choose these names, so nothing is refused).
+		n.Title = TitleOf(n.Body)
+		if err := e.guard("observation", "", "", []wikilinks.Note{n.graphNote()}, false); err != nil {
+			return nil, err
+		}
+		changes = append(changes, e.changes()...)
+	}
+	h, err := v.commit(c, fmt.Sprintf("Remember [%s] in %s", o.Category, p), n.ID, changes, e.trailers()...)
+	if oe := otherConflict(err, p); oe != nil {
+		return nil, oe
+	}
 	if err != nil {
 		return nil, v.conflictOr(p, p, err)
 	}

@@ -23,7 +23,7 @@ type Moved struct {
 	VersionToken string   `json:"versionToken,omitempty"`
 	Commit       string   `json:"commit"`
 	Notes        int      `json:"notes,omitempty"`            // notes moved, for folders
-	Rewritten    []string `json:"linksRewrittenIn,omitempty"` // other notes whose links were updated
+	Rewritten    []string `json:"linksRewrittenIn,omitempty"` // other notes the caller may read whose links were updated
 }
 
 // scope is where a note or folder may go: the project that owns it, or its
@@ -62,16 +62,10 @@ func (v *Vault) destFolder(c Caller, arg, folder, mustScope string) (string, err
 	return dir, nil
 }
 
+// commitEdits commits e as one commit and returns it with the notes it
+// rewrote that the caller may read.
 func (v *Vault) commitEdits(c Caller, e *edits, msg, id string) (string, []string, error) {
-	changes := e.changes()
-	var rewritten []string
-	for p := range e.notes {
-		if _, moved := e.moves[p]; !moved {
-			rewritten = append(rewritten, p)
-		}
-	}
-	slices.Sort(rewritten)
-	h, err := v.commit(c, msg, id, changes)
+	h, err := v.commit(c, msg, id, e.changes(), e.trailers()...)
 	if err != nil {
 		var ce *gitstore.ConflictError
 		var de *gitstore.DirtyError
@@ -80,7 +74,7 @@ func (v *Vault) commitEdits(c Caller, e *edits, msg, id string) (string, []strin
 		}
 		return "", nil, err
 	}
-	return h, rewritten, nil
+	return h, e.rewritten(), nil
 }
 
 // MoveNote moves a note to another folder of its project, keeping its file
@@ -112,10 +106,10 @@ func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, er
 	if err := e.move(p, to); err != nil {
 		return nil, err
 	}
-	if err := e.retarget(n.ID, byPathLink, pathTarget(to), true); err != nil {
+	if err := e.retarget(n.ID, byPathLink, pathTarget(to)); err != nil {
 		return nil, err
 	}
-	if err := v.guardLinks(c, "toPath", "moving the note there", e.planned()); err != nil {
+	if err := e.guard("toPath", "moving the note there", "folder", nil, true); err != nil {
 		return nil, err
 	}
 	h, rewritten, err := v.commitEdits(c, e, fmt.Sprintf("Move %s to %s/", p, dir), n.ID)
@@ -166,7 +160,7 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLink
 		if err := e.move(p, to); err != nil {
 			return nil, err
 		}
-		if err := e.retarget(n.ID, byPathLink, pathTarget(to), true); err != nil {
+		if err := e.retarget(n.ID, byPathLink, pathTarget(to)); err != nil {
 			return nil, err
 		}
 	} else if err := n.EnsureID(); err != nil {
@@ -177,11 +171,11 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLink
 		byTitle := func(ed wikilinks.Edge) bool {
 			return ed.How != wikilinks.ByPath && ed.How != wikilinks.ByID && wikilinks.Fold(ed.Target) == oldFold
 		}
-		if err := e.retarget(n.ID, byTitle, title, false); err != nil {
+		if err := e.retarget(n.ID, byTitle, title); err != nil {
 			return nil, err
 		}
 	}
-	if err := v.guardLinks(c, "title", "this title", e.planned()); err != nil {
+	if err := e.guard("title", "this title", "title", nil, true); err != nil {
 		return nil, err
 	}
 	h, rewritten, err := v.commitEdits(c, e, fmt.Sprintf("Rename %q to %q", old, title), n.ID)
@@ -352,11 +346,15 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 			continue
 		}
 		to := dest + strings.TrimPrefix(f, dir)
-		if err := e.retarget(e.notes[f].ID, byPathLink, pathTarget(to), true); err != nil {
+		if err := e.retarget(e.notes[f].ID, byPathLink, pathTarget(to)); err != nil {
 			return nil, err
 		}
 	}
-	if err := v.guardLinks(c, orDefault(parentArg, "name"), "this move", e.planned()); err != nil {
+	instead := "parent folder"
+	if newName != "" {
+		instead = "name"
+	}
+	if err := e.guard(orDefault(parentArg, "name"), "this move", instead, nil, true); err != nil {
 		return nil, err
 	}
 	changes := append(e.changes(), others...)
@@ -367,7 +365,7 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 	if newName != "" {
 		verb = "Rename"
 	}
-	h, err := v.commit(c, fmt.Sprintf("%s folder %s to %s", verb, dir, dest), "", changes)
+	h, err := v.commit(c, fmt.Sprintf("%s folder %s to %s", verb, dir, dest), "", changes, e.trailers()...)
 	if err != nil {
 		var ce *gitstore.ConflictError
 		var de *gitstore.DirtyError
@@ -379,14 +377,7 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 	if isProject {
 		v.rescan()
 	}
-	var rewritten []string
-	for p := range e.notes {
-		if _, moved := e.moves[p]; !moved {
-			rewritten = append(rewritten, p)
-		}
-	}
-	slices.Sort(rewritten)
-	return &Moved{From: dir, To: dest, Commit: h, Notes: notes, Rewritten: rewritten}, nil
+	return &Moved{From: dir, To: dest, Commit: h, Notes: notes, Rewritten: e.rewritten()}, nil
 }
 
 func orDefault(s, d string) string {

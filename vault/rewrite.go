@@ -19,10 +19,16 @@ type edits struct {
 	notes  map[string]*Note // by current path
 	moves  map[string]string
 	tokens map[string]string // path → version read
+	// What the link guard did to notes the change does not otherwise
+	// touch (upkeep.go): links it rewrote to keep naming their note, links
+	// it had to leave as written, and the shifts it kept.
+	kept, left map[string]bool
+	keptShifts []wikilinks.Shift
 }
 
 func (v *Vault) newEdits(c Caller) *edits {
-	return &edits{v: v, c: c, notes: map[string]*Note{}, moves: map[string]string{}, tokens: map[string]string{}}
+	return &edits{v: v, c: c, notes: map[string]*Note{}, moves: map[string]string{}, tokens: map[string]string{},
+		kept: map[string]bool{}, left: map[string]bool{}}
 }
 
 // note loads a note for changing (once), after committing any edit made on
@@ -66,13 +72,14 @@ func (e *edits) move(from, to string) error {
 	return nil
 }
 
-// retarget rewrites, in every note that links to id by a spelling pick
-// accepts, the target text to newTarget. Body links are rewritten in place
-// (label, fragment and surroundings kept); typed links in the frontmatter
-// get their `to:` replaced. A note the caller may not change makes the
-// whole operation fail (mustAll) or is left alone (its link keeps resolving
-// some other way).
-func (e *edits) retarget(id string, pick func(wikilinks.Edge) bool, newTarget string, mustAll bool) error {
+// retarget rewrites, in every note the caller may write that links to id
+// by a spelling pick accepts, the target text to newTarget. Body links are
+// rewritten in place (label, fragment and surroundings kept); typed links
+// in the frontmatter get their `to:` replaced. These are the caller's own
+// edits, reported to it. Links in notes it may not write are left to the
+// guard (upkeep.go), which keeps them naming the note without telling the
+// caller about notes it cannot read, and never blocks on them.
+func (e *edits) retarget(id string, pick func(wikilinks.Edge) bool, newTarget string) error {
 	byPath := map[string][]wikilinks.Edge{}
 	for _, ed := range e.v.cat.graph.Incoming(id, nil) {
 		if !pick(ed) {
@@ -81,7 +88,6 @@ func (e *edits) retarget(id string, pick func(wikilinks.Edge) bool, newTarget st
 		p := e.v.cat.pathOf(ed.From)
 		byPath[p] = append(byPath[p], ed)
 	}
-	var blocked []string
 	paths := make([]string, 0, len(byPath))
 	for p := range byPath {
 		paths = append(paths, p)
@@ -89,7 +95,6 @@ func (e *edits) retarget(id string, pick func(wikilinks.Edge) bool, newTarget st
 	sort.Strings(paths)
 	for _, p := range paths {
 		if e.v.roleAt(e.c, p) < RoleWrite {
-			blocked = append(blocked, p)
 			continue
 		}
 		n, err := e.note(p)
@@ -97,9 +102,6 @@ func (e *edits) retarget(id string, pick func(wikilinks.Edge) bool, newTarget st
 			return err
 		}
 		rewriteLinks(n, byPath[p], newTarget)
-	}
-	if mustAll && len(blocked) > 0 {
-		return argErr("ref", "notes you cannot change link to this note by its path; the change would break their links")
 	}
 	return nil
 }
@@ -196,28 +198,4 @@ func (e *edits) planned() []wikilinks.Note {
 		out = append(out, wikilinks.Note{ID: n.ID, Path: to, Title: n.Title, Aliases: n.Aliases, Links: n.Links()})
 	}
 	return out
-}
-
-// guardLinks refuses a change that would make a link of another note stop
-// naming the note it names now: become ambiguous, point elsewhere, or
-// resolve no more. (Links the change itself rewrites are in set and so not
-// checked here.) arg is the argument to blame.
-func (v *Vault) guardLinks(c Caller, arg, what string, set []wikilinks.Note) error {
-	shifts := v.cat.graph.WhatIf(set, nil)
-	if len(shifts) == 0 {
-		return nil
-	}
-	sh := shifts[0]
-	example := ""
-	if src := v.cat.pathOf(sh.From); src != "" && v.roleAt(c, src) >= RoleRead {
-		change := "stop resolving"
-		switch {
-		case sh.After.Status == wikilinks.Ambiguous:
-			change = "become ambiguous"
-		case sh.After.Status == wikilinks.Resolved:
-			change = "point to another note"
-		}
-		example = fmt.Sprintf(" (for example [[%s]] in %s would %s)", sh.Target, src, change)
-	}
-	return argErr(arg, "%s would change what %d link(s) in other notes point to%s; choose another %s", what, len(shifts), example, arg)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ type Written struct {
 	Project      string `json:"project,omitempty"`
 	VersionToken string `json:"versionToken"`
 	Unchanged    bool   `json:"unchanged,omitempty"`
+	// LinksRewrittenIn are notes the caller may read whose links the
+	// write rewrote so they keep naming the note they named (upkeep.go).
+	LinksRewrittenIn []string `json:"linksRewrittenIn,omitempty"`
 }
 
 var (
@@ -77,16 +81,24 @@ func checkTags(prefix string, tags []string) ([]string, error) {
 
 // CreateNote writes a new shared note (class user-doc) in a project. Its
 // title is the body's leading # H1 and its file name is that title.
+// Links elsewhere that the new title would take over are kept naming
+// their note in the same commit, or refuse the note (upkeep.go).
 func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
-	n, pr, err := v.prepareCreate(c, a, "")
+	n, pr, e, err := v.prepareCreate(c, a, "")
 	if err != nil {
 		return nil, err
 	}
-	hash, err := v.commit(c, fmt.Sprintf("Create %s", n.Path), n.ID, []gitstore.Change{newFile(n)})
+	changes := append([]gitstore.Change{newFile(n)}, e.changes()...)
+	hash, err := v.commit(c, fmt.Sprintf("Create %s", n.Path), n.ID, changes, e.trailers()...)
 	if err != nil {
 		return nil, v.createConflict(n, "", err)
 	}
-	return &Written{ID: n.ID, Path: n.Path, Title: n.Title, Project: pr.Handle, VersionToken: hash}, nil
+	return &Written{ID: n.ID, Path: n.Path, Title: n.Title, Project: pr.Handle, VersionToken: hash, LinksRewrittenIn: e.rewritten()}, nil
+}
+
+// graphNote is a new note as the link graph will know it.
+func (n *Note) graphNote() wikilinks.Note {
+	return wikilinks.Note{ID: n.ID, Path: n.Path, Title: n.Title, Aliases: n.Aliases, Links: n.Links()}
 }
 
 func newFile(n *Note) gitstore.Change {
@@ -94,6 +106,9 @@ func newFile(n *Note) gitstore.Change {
 }
 
 func (v *Vault) createConflict(n *Note, prefix string, err error) error {
+	if oe := otherConflict(err, n.Path); oe != nil {
+		return oe
+	}
 	var ce *gitstore.ConflictError
 	var de *gitstore.DirtyError
 	if errors.As(err, &ce) || errors.As(err, &de) {
@@ -102,54 +117,56 @@ func (v *Vault) createConflict(n *Note, prefix string, err error) error {
 	return fmt.Errorf("create %s: %w", n.Path, err)
 }
 
-// prepareCreate checks create_note's arguments and renders the new note.
+// prepareCreate checks create_note's arguments and renders the new note,
+// with the edits that keep other notes' links naming their notes.
 // Argument names in errors get prefix (for create_notes: "notes[3].").
-func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Project, error) {
+func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Project, *edits, error) {
 	if err := checkBody(prefix+"body", a.Body); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if strings.TrimSpace(a.Body) == "" {
-		return nil, nil, argErr(prefix+"body", "is empty; it must start with a # Title line")
+		return nil, nil, nil, argErr(prefix+"body", "is empty; it must start with a # Title line")
 	}
 	if bytes.HasPrefix(bytes.TrimLeft([]byte(a.Body), "\r\n"), []byte("---")) {
-		return nil, nil, argErr(prefix+"body", "starts with a frontmatter block; give type and tags as arguments instead (the server writes the frontmatter)")
+		return nil, nil, nil, argErr(prefix+"body", "starts with a frontmatter block; give type and tags as arguments instead (the server writes the frontmatter)")
 	}
 	title := TitleOf([]byte(a.Body))
 	if title == "" {
-		return nil, nil, argErr(prefix+"body", "has no leading level-1 heading: its first line must be '# Title'")
+		return nil, nil, nil, argErr(prefix+"body", "has no leading level-1 heading: its first line must be '# Title'")
 	}
 	if a.Type != "" && !typeRE.MatchString(a.Type) {
-		return nil, nil, argErr(prefix+"type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
+		return nil, nil, nil, argErr(prefix+"type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
 	}
 	tags, err := checkTags(prefix, a.Tags)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pr, folder, err := v.destination(c, a.Project, a.Path, prefix)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	links, err := v.linkNodes(c, pr, a.Links, prefix)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p := strings.TrimPrefix(folder+"/"+FileName(title), "/")
 	if err := v.noSymlinks(prefix+"path", p); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if _, err := os.Lstat(v.abs(p)); err == nil {
 		existing := ""
 		if e := v.entry(p, false); e != nil {
 			existing = " (id " + e.ID + ")"
 		}
-		return nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
+		return nil, nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
 	}
 	n := &Note{Path: p, ID: NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
-	if err := v.guardLinks(c, prefix+"body", fmt.Sprintf("the title %q", title), []wikilinks.Note{{ID: n.ID, Path: p, Title: title}}); err != nil {
-		return nil, nil, err
+	e := v.newEdits(c)
+	if err := e.guard(prefix+"body", fmt.Sprintf("the title %q", title), "title", []wikilinks.Note{n.graphNote()}, true); err != nil {
+		return nil, nil, nil, err
 	}
 	if err := n.SetKey("id", StrNode(n.ID)); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if a.Type != "" {
 		n.SetKey("type", StrNode(a.Type))
@@ -161,7 +178,7 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	if links != nil {
 		n.SetKey("links", links)
 	}
-	return n, pr, nil
+	return n, pr, e, nil
 }
 
 // BatchResult is one note of create_notes.
@@ -173,11 +190,17 @@ type BatchResult struct {
 	Title        string `json:"title,omitempty"`
 	VersionToken string `json:"versionToken,omitempty"`
 	Error        string `json:"error,omitempty"`
+	// LinksRewrittenIn: as in Written, the notes whose links to another
+	// note this one's title would have taken over.
+	LinksRewrittenIn []string `json:"linksRewrittenIn,omitempty"`
 }
 
 // CreateNotes creates many notes in one commit, best effort: each note is
 // checked on its own and reported in results; the valid ones are written
-// together. Links between notes of the batch resolve (by title).
+// together. Links between notes of the batch resolve (by title). Each
+// note's title is guarded on its own (a refusal names its index); the
+// links kept naming their notes are worked out once for the whole batch,
+// since two new notes may both take the same link over.
 func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]BatchResult, error) {
 	if len(notes) == 0 {
 		return nil, argErr("notes", "is empty")
@@ -195,7 +218,7 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 		}
 		prefix := fmt.Sprintf("notes[%d].", i)
 		results[i] = BatchResult{Index: i}
-		n, _, err := v.prepareCreate(c, a, prefix)
+		n, _, _, err := v.prepareCreate(c, a, prefix)
 		if err == nil {
 			if j, dup := taken[strings.ToLower(n.Path)]; dup {
 				err = argErr(prefix+"body", "has the same title as notes[%d] in the same folder", j)
@@ -215,19 +238,61 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 		return results, nil
 	}
 	changes := make([]gitstore.Change, len(ok))
+	set := make([]wikilinks.Note, len(ok))
 	for i, n := range ok {
 		changes[i] = newFile(n)
+		set[i] = n.graphNote()
 	}
-	hash, err := v.commit(c, fmt.Sprintf("Create %d notes", len(ok)), "", changes)
+	// Every title was guarded alone; a link two of them take over together
+	// is taken over by each alone, so this pass has nothing left to refuse.
+	e := v.newEdits(c)
+	if err := e.guard("notes", "these titles", "title", set, false); err != nil {
+		return nil, err
+	}
+	changes = append(changes, e.changes()...)
+	hash, err := v.commit(c, fmt.Sprintf("Create %d notes", len(ok)), "", changes, e.trailers()...)
 	if err != nil {
+		own := make([]string, len(ok))
+		for i, n := range ok {
+			own[i] = n.Path
+		}
+		if oe := otherConflict(err, own...); oe != nil {
+			return nil, oe
+		}
 		return nil, v.createConflict(ok[0], "", err)
 	}
+	v.attributeUpkeep(c, e, results)
 	for i := range results {
 		if results[i].Status == "ok" {
 			results[i].VersionToken = hash
 		}
 	}
 	return results, nil
+}
+
+// attributeUpkeep tells each new note of a batch which notes the caller
+// may read had links rewritten because of its title.
+func (v *Vault) attributeUpkeep(c Caller, e *edits, results []BatchResult) {
+	byID := map[string]int{}
+	for i, r := range results {
+		if r.Status == "ok" {
+			byID[r.ID] = i
+		}
+	}
+	for _, sh := range e.keptShifts {
+		src := v.cat.pathOf(sh.From)
+		if v.roleAt(c, src) < RoleRead {
+			continue
+		}
+		for _, id := range append([]string{sh.After.ID}, sh.After.Candidates...) {
+			if i, ok := byID[id]; ok && !slices.Contains(results[i].LinksRewrittenIn, src) {
+				results[i].LinksRewrittenIn = append(results[i].LinksRewrittenIn, src)
+			}
+		}
+	}
+	for i := range results {
+		slices.Sort(results[i].LinksRewrittenIn)
+	}
 }
 
 // destination finds the project and folder a new note goes to, checking

@@ -267,48 +267,122 @@ func resolveIn(note func(id string) *Note, names, overlay map[string]map[string]
 // Shift is a link whose resolution a planned change would alter.
 type Shift struct {
 	From   string     `json:"from"`
-	Target string     `json:"target"`
+	Target string     `json:"target"` // as written now
 	Before Resolution `json:"before"`
 	After  Resolution `json:"after"`
+	// Keep is a target that names Before.ID once the change is made,
+	// nothing hidden: its full path without .md (what Obsidian resolves
+	// too), or its id when a title, alias or id spelled like that path
+	// would take the path over or the path cannot be written in a link.
+	// Empty when the note is removed.
+	Keep string `json:"keep,omitempty"`
 }
 
-// WhatIf says which links of notes not in the change would stop naming
-// the note they name now, if the notes in set were added or replaced and
-// the ids in removed were dropped. Links that start resolving (forward
-// references) are not shifts. Only links spelled like a name involved are
-// looked at, so the cost follows the change, not the vault.
-func (g *Graph) WhatIf(set []Note, removed []string) []Shift {
+// WhatIf says which links would stop naming the note they name now, if
+// the notes in set were added or replaced and the ids in removed were
+// dropped: links of other notes, and links of the notes in set compared
+// one by one with what they were (a note rewritten by the change must
+// still name what it named). Links that start resolving (forward
+// references) are not shifts. With visible, the question is asked as
+// someone who sees only those notes: invisible sources are skipped and
+// invisible notes are absent from both resolutions. Only links spelled
+// like a name involved (or rewritten by the change) are looked at, so
+// the cost follows the change, not the vault.
+func (g *Graph) WhatIf(set []Note, removed []string, visible Visible) []Shift {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	overlay := map[string]map[string]bool{}
-	notes := map[string]*Note{}
+	p := g.plan(set, removed)
+	var out []Shift
+	sources := map[string]bool{}
+	for s := range p.spells {
+		for src := range g.spell[s] {
+			if !p.changing[src] {
+				sources[src] = true
+			}
+		}
+	}
+	for _, src := range sortedKeys(sources) {
+		n := g.notes[src]
+		if visible != nil && !visible(src, n.Path) {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, l := range n.Links {
+			if l.Target == "" || seen[l.Target] || !p.spells[Fold(l.Target)] {
+				continue
+			}
+			seen[l.Target] = true
+			if sh, ok := p.shift(src, l.Target, l.Target, visible); ok {
+				out = append(out, sh)
+			}
+		}
+	}
+	for _, id := range sortedKeys(p.changing) {
+		old, now := g.notes[id], p.notes[id]
+		if old == nil || now == nil || len(old.Links) != len(now.Links) {
+			continue // new, removed, or links added or dropped: nothing to pair
+		}
+		if visible != nil && !visible(id, now.Path) {
+			continue
+		}
+		seen := map[[2]string]bool{}
+		for i, l := range old.Links {
+			nl := now.Links[i]
+			k := [2]string{l.Target, nl.Target}
+			if l.Target == "" || nl.Target == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			if l.Target == nl.Target && !p.spells[Fold(l.Target)] {
+				continue // same text, names it cannot reach: unchanged
+			}
+			if sh, ok := p.shift(id, l.Target, nl.Target, visible); ok {
+				out = append(out, sh)
+			}
+		}
+	}
+	return out
+}
+
+// plan is a planned change laid over the graph: the name keys it touches
+// (overlay, taking precedence key by key), the notes it sets (nil when
+// removed), and the spellings of every name involved. It reads the graph
+// under the caller's lock.
+type plan struct {
+	g        *Graph
+	overlay  map[string]map[string]bool
+	notes    map[string]*Note
+	spells   map[string]bool
+	changing map[string]bool
+}
+
+func (g *Graph) plan(set []Note, removed []string) *plan {
+	p := &plan{g: g, overlay: map[string]map[string]bool{}, notes: map[string]*Note{}, spells: map[string]bool{}, changing: map[string]bool{}}
 	touch := func(k string) map[string]bool {
-		if ids, ok := overlay[k]; ok {
+		if ids, ok := p.overlay[k]; ok {
 			return ids
 		}
 		ids := map[string]bool{}
 		for id := range g.names[k] {
 			ids[id] = true
 		}
-		overlay[k] = ids
+		p.overlay[k] = ids
 		return ids
 	}
-	spells := map[string]bool{}
-	changing := map[string]bool{}
 	drop := func(id string) {
-		changing[id] = true
+		p.changing[id] = true
 		if old := g.notes[id]; old != nil {
 			for _, k := range nameKeys(old) {
 				delete(touch(k), id)
 			}
 			for _, s := range spellings(old) {
-				spells[s] = true
+				p.spells[s] = true
 			}
 		}
 	}
 	for _, id := range removed {
 		drop(id)
-		notes[id] = nil
+		p.notes[id] = nil
 	}
 	for i := range set {
 		n := &set[i]
@@ -317,44 +391,50 @@ func (g *Graph) WhatIf(set []Note, removed []string) []Shift {
 			touch(k)[n.ID] = true
 		}
 		for _, s := range spellings(n) {
-			spells[s] = true
+			p.spells[s] = true
 		}
-		notes[n.ID] = n
+		p.notes[n.ID] = n
 	}
-	merged := func(id string) *Note {
-		if n, ok := notes[id]; ok {
-			return n // nil when removed
+	return p
+}
+
+func (p *plan) base(id string) *Note { return p.g.notes[id] }
+
+func (p *plan) merged(id string) *Note {
+	if n, ok := p.notes[id]; ok {
+		return n // nil when removed
+	}
+	return p.g.notes[id]
+}
+
+// shift compares what before named (now) with what after names once the
+// change is made; ok when a resolved link would name something else.
+func (p *plan) shift(src, before, after string, visible Visible) (Shift, bool) {
+	b := resolveIn(p.base, p.g.names, nil, before, visible)
+	if b.Status != Resolved {
+		return Shift{}, false
+	}
+	a := resolveIn(p.merged, p.g.names, p.overlay, after, visible)
+	if a.Status == Resolved && a.ID == b.ID {
+		return Shift{}, false
+	}
+	return Shift{From: src, Target: before, Before: b, After: a, Keep: p.keep(b.ID)}, true
+}
+
+// keep is the target that names id after the change, nothing hidden (see
+// Shift.Keep).
+func (p *plan) keep(id string) string {
+	n := p.merged(id)
+	if n == nil {
+		return ""
+	}
+	path := strings.TrimSuffix(n.Path, ".md")
+	if path == strings.TrimSpace(path) && !strings.ContainsAny(path, "#|[]^\r\n") {
+		if r := resolveIn(p.merged, p.g.names, p.overlay, path, nil); r.Status == Resolved && r.ID == id {
+			return path
 		}
-		return g.notes[id]
 	}
-	base := func(id string) *Note { return g.notes[id] }
-	sources := map[string]bool{}
-	for s := range spells {
-		for src := range g.spell[s] {
-			if !changing[src] {
-				sources[src] = true
-			}
-		}
-	}
-	var out []Shift
-	for _, src := range sortedKeys(sources) {
-		seen := map[string]bool{}
-		for _, l := range g.notes[src].Links {
-			if l.Target == "" || seen[l.Target] || !spells[Fold(l.Target)] {
-				continue
-			}
-			seen[l.Target] = true
-			before := resolveIn(base, g.names, nil, l.Target, nil)
-			if before.Status != Resolved {
-				continue
-			}
-			after := resolveIn(merged, g.names, overlay, l.Target, nil)
-			if after.Status != Resolved || after.ID != before.ID {
-				out = append(out, Shift{From: src, Target: l.Target, Before: before, After: after})
-			}
-		}
-	}
-	return out
+	return id
 }
 
 func sortedKeys(m map[string]bool) []string {

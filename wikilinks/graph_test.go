@@ -90,25 +90,70 @@ func TestWhatIfFindsLinksAChangeWouldBreak(t *testing.T) {
 	g.Set(note("B1", "s/b/Bar.md", "Bar", nil, ""))
 	g.Set(note("X1", "s/Src.md", "Src", nil, "[[Foo]] [[Roadmap]] [[a/Foo]] [[Later]]"))
 	// Renaming Bar to "Foo" makes [[Foo]] ambiguous.
-	sh := g.WhatIf([]Note{{ID: "B1", Path: "s/b/Foo.md", Title: "Foo", Aliases: []string{"Bar"}}}, nil)
+	sh := g.WhatIf([]Note{{ID: "B1", Path: "s/b/Foo.md", Title: "Foo", Aliases: []string{"Bar"}}}, nil, nil)
 	if len(sh) != 1 || sh[0].Target != "Foo" || sh[0].After.Status != Ambiguous {
 		t.Fatalf("rename onto a title: %+v", sh)
 	}
 	// Renaming Bar to another note's alias takes its links over.
-	sh = g.WhatIf([]Note{{ID: "B1", Path: "s/b/Roadmap.md", Title: "Roadmap", Aliases: []string{"Bar"}}}, nil)
+	sh = g.WhatIf([]Note{{ID: "B1", Path: "s/b/Roadmap.md", Title: "Roadmap", Aliases: []string{"Bar"}}}, nil, nil)
 	if len(sh) != 1 || sh[0].Target != "Roadmap" || sh[0].After.ID != "B1" {
 		t.Fatalf("rename onto an alias: %+v", sh)
 	}
 	// A new note with a new title breaks nothing, and a forward reference that starts resolving is fine.
-	if sh := g.WhatIf([]Note{{ID: "N1", Path: "s/Later.md", Title: "Later"}}, nil); len(sh) != 0 {
+	if sh := g.WhatIf([]Note{{ID: "N1", Path: "s/Later.md", Title: "Later"}}, nil, nil); len(sh) != 0 {
 		t.Fatalf("new note: %+v", sh)
 	}
 	// Removing Foo: [[Foo]] and [[a/Foo]] stop resolving.
-	if sh := g.WhatIf(nil, []string{"F1"}); len(sh) != 2 {
+	if sh := g.WhatIf(nil, []string{"F1"}, nil); len(sh) != 2 {
 		t.Fatalf("removal: %+v", sh)
 	}
 	// The real graph is untouched.
 	if r := g.Resolve("Foo"); r.ID != "F1" {
 		t.Fatalf("WhatIf changed the graph: %+v", r)
+	}
+}
+
+// WhatIf as someone who sees only some notes, the target that keeps a
+// shifted link naming its note, and the links of a rewritten note.
+func TestWhatIfAsSeenAndWhatKeepsALink(t *testing.T) {
+	g := New()
+	g.Set(note("P1", "acme/launch/Pricing.md", "Pricing", nil, ""))
+	g.Set(note("S1", "acme/launch/Plan.md", "Plan", nil, "[[Pricing]] [[Pricing#Tiers|tiers]]"))
+	g.Set(note("M1", "people/alice/memory/Mine.md", "Mine", nil, "[[Pricing]]"))
+	newPricing := []Note{{ID: "B1", Path: "bob/Pricing.md", Title: "Pricing"}}
+	all := g.WhatIf(newPricing, nil, nil)
+	if len(all) != 2 || all[0].From != "M1" || all[1].From != "S1" || all[0].After.Status != Ambiguous {
+		t.Fatalf("vault-wide: %+v", all)
+	}
+	for _, sh := range all {
+		if sh.Keep != "acme/launch/Pricing" || sh.Before.ID != "P1" {
+			t.Fatalf("keep: %+v", sh)
+		}
+	}
+	// Bob sees only his own notes: [[Pricing]] named nothing he can see.
+	bob := func(id, path string) bool { return strings.HasPrefix(path, "bob/") }
+	if sh := g.WhatIf(newPricing, nil, bob); len(sh) != 0 {
+		t.Fatalf("as bob: %+v", sh)
+	}
+	// Someone who sees acme but not bob's note sees nothing shift either.
+	acme := func(id, path string) bool { return strings.HasPrefix(path, "acme/") }
+	if sh := g.WhatIf(newPricing, nil, acme); len(sh) != 0 {
+		t.Fatalf("as acme: %+v", sh)
+	}
+	// When a title spelled like the path would take the path over, the id keeps the link.
+	g.Set(note("T1", "x/Odd.md", "acme/launch/Pricing", nil, ""))
+	if sh := g.WhatIf(newPricing, nil, nil); len(sh) == 0 || sh[0].Keep != "P1" {
+		t.Fatalf("keep with a path-like title: %+v", sh)
+	}
+	g.Remove("T1")
+	// A note the change rewrites is compared link by link with what it was:
+	// rewriting [[Pricing]] to the path keeps it; to another note's title does not.
+	kept := note("S1", "acme/launch/Plan.md", "Plan", nil, "[[acme/launch/Pricing|Pricing]] [[Pricing#Tiers|tiers]]")
+	if sh := g.WhatIf([]Note{kept}, nil, nil); len(sh) != 0 {
+		t.Fatalf("a faithful rewrite: %+v", sh)
+	}
+	wrong := note("S1", "acme/launch/Plan.md", "Plan", nil, "[[Mine]] [[Pricing#Tiers|tiers]]")
+	if sh := g.WhatIf([]Note{wrong}, nil, nil); len(sh) != 1 || sh[0].From != "S1" || sh[0].Target != "Pricing" || sh[0].After.ID != "M1" {
+		t.Fatalf("an unfaithful rewrite: %+v", sh)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -30,6 +31,9 @@ type Link struct {
 	// typed links, which live in the frontmatter.
 	Offset int `json:"-"`
 	Len    int `json:"-"`
+	// InTable says the link sits in a table cell, where a label's pipe
+	// must be written \| (a bare | would end the cell).
+	InTable bool `json:"-"`
 }
 
 var md = goldmark.New(
@@ -55,7 +59,7 @@ func Parse(body []byte) []Link {
 		}
 		raw := bytes.TrimSuffix(wl.Target, []byte{'\\'})
 		target := strings.TrimSpace(string(raw))
-		l := Link{Target: target, Fragment: strings.TrimSpace(string(wl.Fragment)), Type: TypeLinksTo, Offset: -1, Len: len(target)}
+		l := Link{Target: target, Fragment: strings.TrimSpace(string(wl.Fragment)), Type: TypeLinksTo, Offset: -1, Len: len(target), InTable: inTable(n)}
 		if wl.Embed {
 			l.Type = TypeEmbeds
 		}
@@ -71,6 +75,16 @@ func Parse(body []byte) []Link {
 		return ast.WalkSkipChildren, nil
 	})
 	return out
+}
+
+// inTable says whether n sits in a table cell.
+func inTable(n ast.Node) bool {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if _, ok := p.(*extast.TableCell); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseRef reads a typed link's `to:` value: "[[Title#frag|label]]" or a

@@ -41,3 +41,14 @@ func TestParseRef(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSaysWhichLinksSitInATable(t *testing.T) {
+	body := "See [[Out]].\n\n| a | b |\n|---|---|\n| [[In]] | [[Also\\|shown]] |\n"
+	var got []string
+	for _, l := range Parse([]byte(body)) {
+		got = append(got, fmt.Sprintf("%s:%v", l.Target, l.InTable))
+	}
+	if strings.Join(got, ",") != "Out:false,In:true,Also:true" {
+		t.Fatalf("got %v", got)
+	}
+}
