@@ -105,12 +105,16 @@ func (l *writeLock) clear() {
 	}
 }
 
+// write replaces the intent in one write, then trims what a longer
+// previous intent left after it: a process killed in between leaves a
+// readable intent, never an empty file (which would orphan the commit's
+// temporary files).
 func (l *writeLock) write(s string) {
 	if l.f == nil {
 		return
 	}
-	l.f.Truncate(0)
 	l.f.WriteAt([]byte(s), 0)
+	l.f.Truncate(int64(len(s)))
 }
 
 func parseIntent(s string) (*intent, bool) {

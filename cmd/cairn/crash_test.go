@@ -103,7 +103,13 @@ func TestServerKilledAgainAndAgainLosesNothing(t *testing.T) {
 		}
 	}
 	c := mcpClient(t, srv.url)
-	queries := append(sample(acked, 20, rng), "pricing", "hand line", "crash appended")
+	// Each writer's id is a word of its notes alone: few enough results
+	// that the limit never cuts the list.
+	var writers []string
+	for _, m := range sample(acked, 20, rng) {
+		writers = append(writers, strings.Split(m, "-")[1])
+	}
+	queries := append(writers, "pricing", "hand line")
 	before := searchAll(t, c, queries)
 	srv.stop(t)
 	out, _ := run(t, true, "doctor", "--vault", v)
@@ -260,46 +266,53 @@ type httpServer struct {
 	cmd    *exec.Cmd
 	url    string
 	stderr *syncBuffer
+	done   chan struct{} // closed once the process has exited
+	err    error         // its exit status, once done
 }
 
 func startHTTP(t *testing.T, vaultDir, addr string) *httpServer {
 	t.Helper()
-	s := &httpServer{url: "http://" + addr + "/mcp", stderr: &syncBuffer{}}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		s := &httpServer{url: "http://" + addr + "/mcp", stderr: &syncBuffer{}, done: make(chan struct{})}
 		s.cmd = exec.Command(bin, "serve", "--vault", vaultDir, "--http", addr, "--no-auth", "--commit-after", "200ms")
 		s.cmd.Stderr = s.stderr
 		if err := s.cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for !strings.Contains(s.stderr.String(), "serving ") && !s.exited() {
-			time.Sleep(10 * time.Millisecond)
+		go func() { s.err = s.cmd.Wait(); close(s.done) }()
+		for !strings.Contains(s.stderr.String(), "serving ") {
+			select {
+			case <-s.done:
+			case <-time.After(10 * time.Millisecond):
+				continue
+			}
+			break
 		}
-		if !s.exited() {
+		select {
+		case <-s.done:
+		default:
 			return s
 		}
 		// The port may still be held by the killed server's last moments.
-		if time.Now().After(deadline) {
-			t.Fatalf("cairn serve did not start:\n%s", s.stderr.String())
+		if !strings.Contains(s.stderr.String(), "address already in use") || time.Now().After(deadline) {
+			t.Fatalf("cairn serve did not start (%v):\n%s", s.err, s.stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-func (s *httpServer) exited() bool {
-	return s.cmd.ProcessState != nil || s.cmd.Process.Signal(syscall.Signal(0)) != nil
-}
-
 // kill ends the server the hard way: no deferred cleanup, no flush.
 func (s *httpServer) kill() {
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	<-s.done
 }
 
 func (s *httpServer) stop(t *testing.T) {
 	s.cmd.Process.Signal(syscall.SIGTERM)
-	if err := s.cmd.Wait(); err != nil {
-		t.Errorf("cairn serve exited with %v:\n%s", err, s.stderr.String())
+	<-s.done
+	if s.err != nil {
+		t.Errorf("cairn serve exited with %v:\n%s", s.err, s.stderr.String())
 	}
 }
 
