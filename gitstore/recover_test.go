@@ -75,6 +75,26 @@ func leftovers(t *testing.T, dir string) []string {
 	return out
 }
 
+// crashedStore makes a store with a base commit (a.md, c.md), runs a
+// writer that dies at step, and opens the store again.
+func crashedStore(t *testing.T, step string, between func(dir string)) (*Store, string, string) {
+	t.Helper()
+	s, dir := newStore(t)
+	base := commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")},
+		Change{Path: "notes/a.md", Content: []byte("# A\n")}, Change{Path: "notes/c.md", Content: []byte("# C\n")})
+	s.Close()
+	crashAt(t, dir, step)
+	if between != nil {
+		between(dir)
+	}
+	s2, err := Open(dir, storeOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s2.Close() })
+	return s2, dir, base
+}
+
 func TestACommitInterruptedAtAnyStepIsRecoveredByTheNextWriter(t *testing.T) {
 	cases := []struct {
 		step    string
@@ -91,20 +111,11 @@ func TestACommitInterruptedAtAnyStepIsRecoveredByTheNextWriter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.ReplaceAll(tc.step, " ", "_"), func(t *testing.T) {
-			s, dir := newStore(t)
-			base := commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")},
-				Change{Path: "notes/a.md", Content: []byte("# A\n")}, Change{Path: "notes/c.md", Content: []byte("# C\n")})
-			s.Close()
-			crashAt(t, dir, tc.step)
-			if tc.step != "staged" && len(leftovers(t, dir)) == 0 {
-				t.Fatal("the crash left nothing behind: the test does not test recovery")
-			}
-
-			s2, err := Open(dir, storeOptions(dir))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s2.Close()
+			s2, dir, base := crashedStore(t, tc.step, func(dir string) {
+				if tc.step != "staged" && len(leftovers(t, dir)) == 0 {
+					t.Fatal("the crash left nothing behind: the test does not test recovery")
+				}
+			})
 			rep, err := s2.Recover()
 			if err != nil {
 				t.Fatal(err)
@@ -151,21 +162,14 @@ func TestACommitInterruptedAtAnyStepIsRecoveredByTheNextWriter(t *testing.T) {
 // A lock held by a git process (its content is git's) is never removed,
 // even with a dead commit's intent in the write lock.
 func TestRecoveryLeavesAGitProcesssLockAlone(t *testing.T) {
-	s, dir := newStore(t)
-	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "notes/a.md", Content: []byte("# A\n")},
-		Change{Path: "notes/c.md", Content: []byte("# C\n")})
-	s.Close()
-	crashAt(t, dir, "locked")
 	// The person removes cairn's stale lock by hand and a git command takes
 	// it meanwhile.
+	s2, dir, _ := crashedStore(t, "locked", func(dir string) {
+		lock := filepath.Join(dir, ".git/index.lock")
+		os.Remove(lock)
+		os.WriteFile(lock, []byte("DIRC...git's own"), 0o644)
+	})
 	lock := filepath.Join(dir, ".git/index.lock")
-	os.Remove(lock)
-	os.WriteFile(lock, []byte("DIRC...git's own"), 0o644)
-	s2, err := Open(dir, storeOptions(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
 	if _, err := s2.Recover(); err != nil {
 		t.Fatal(err)
 	}
@@ -182,17 +186,9 @@ func TestRecoveryLeavesAGitProcesssLockAlone(t *testing.T) {
 // A person who edits a note between the crash and the restart keeps their
 // version: the finished commit records the agent's, the disk keeps theirs.
 func TestRecoveryKeepsWhatAPersonChangedSinceTheCrash(t *testing.T) {
-	s, dir := newStore(t)
-	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "notes/a.md", Content: []byte("# A\n")},
-		Change{Path: "notes/c.md", Content: []byte("# C\n")})
-	s.Close()
-	crashAt(t, dir, "renamed a.md")
-	os.WriteFile(filepath.Join(dir, "notes/c.md"), []byte("# C\n\nThe person's words.\n"), 0o644)
-	s2, err := Open(dir, storeOptions(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2, dir, _ := crashedStore(t, "renamed a.md", func(dir string) {
+		os.WriteFile(filepath.Join(dir, "notes/c.md"), []byte("# C\n\nThe person's words.\n"), 0o644)
+	})
 	rep, err := s2.Recover()
 	if err != nil || rep.Outcome != RecoveredFinished || len(rep.KeptOnDisk) != 1 || rep.KeptOnDisk[0] != "notes/c.md" {
 		t.Fatalf("recovery: %+v %v", rep, err)
