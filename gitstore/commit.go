@@ -218,8 +218,8 @@ func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 	return pc.hash.String(), nil
 }
 
-// stageCommit checks each change against its expected version and the
-// work tree, then stages the blobs, the changed trees and the commit.
+// stageCommit stages the blobs (stageBlobs), the changed trees and the
+// commit.
 func (s *Store) stageCommit(pc *pendingCommit) error {
 	var tree *object.Tree
 	if !pc.head.IsZero() {
@@ -231,6 +231,43 @@ func (s *Store) stageCommit(pc *pendingCommit) error {
 			return fmt.Errorf("read HEAD tree: %w", err)
 		}
 	}
+	if err := s.stageBlobs(pc, tree); err != nil {
+		return err
+	}
+	rootHash := plumbing.ZeroHash
+	if tree != nil {
+		rootHash = tree.Hash
+	}
+	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
+	newRoot, err := s.editTree(w, pc.batch, rootHash, pc.req.Changes, pc.blobs)
+	if err != nil {
+		return fmt.Errorf("commit: build tree: %w", err)
+	}
+	when := pc.req.When
+	if when.IsZero() {
+		when = time.Now()
+	}
+	when = when.Truncate(time.Second) // what git stores: what the walk cache holds must match it
+	pc.sig = object.Signature{Name: pc.req.Author.Name, Email: pc.req.Author.Email, When: when}
+	commit := &object.Commit{
+		Author:    pc.sig,
+		Committer: pc.sig,
+		Message:   FormatMessage(pc.req.Message, pc.req.Trailers),
+		TreeHash:  newRoot,
+	}
+	if !pc.head.IsZero() {
+		commit.ParentHashes = []plumbing.Hash{pc.head}
+	}
+	if pc.hash, err = s.writeEncoded(pc.batch, commit); err != nil {
+		return fmt.Errorf("commit: write commit: %w", err)
+	}
+	return nil
+}
+
+// stageBlobs checks each change against its expected version and the work
+// tree, and stages the new blobs. ErrNothingToCommit: every change leaves
+// its path as it is.
+func (s *Store) stageBlobs(pc *pendingCommit, tree *object.Tree) error {
 	pc.blobs, pc.before, pc.unchanged = map[string]plumbing.Hash{}, map[string]plumbing.Hash{}, map[string]bool{}
 	changed := false
 	for _, c := range pc.req.Changes {
@@ -277,33 +314,6 @@ func (s *Store) stageCommit(pc *pendingCommit) error {
 	}
 	if !changed {
 		return ErrNothingToCommit
-	}
-	rootHash := plumbing.ZeroHash
-	if tree != nil {
-		rootHash = tree.Hash
-	}
-	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
-	newRoot, err := s.editTree(w, pc.batch, rootHash, pc.req.Changes, pc.blobs)
-	if err != nil {
-		return fmt.Errorf("commit: build tree: %w", err)
-	}
-	when := pc.req.When
-	if when.IsZero() {
-		when = time.Now()
-	}
-	when = when.Truncate(time.Second) // what git stores: what the walk cache holds must match it
-	pc.sig = object.Signature{Name: pc.req.Author.Name, Email: pc.req.Author.Email, When: when}
-	commit := &object.Commit{
-		Author:    pc.sig,
-		Committer: pc.sig,
-		Message:   FormatMessage(pc.req.Message, pc.req.Trailers),
-		TreeHash:  newRoot,
-	}
-	if !pc.head.IsZero() {
-		commit.ParentHashes = []plumbing.Hash{pc.head}
-	}
-	if pc.hash, err = s.writeEncoded(pc.batch, commit); err != nil {
-		return fmt.Errorf("commit: write commit: %w", err)
 	}
 	return nil
 }

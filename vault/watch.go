@@ -84,19 +84,7 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 	touched := map[string]time.Time{} // vault paths seen in events, not yet looked at → last event
 	var pendingMu sync.Mutex
 	pending := map[string]time.Time{} // notes changed by hand, not yet committed → last change
-	// Edits made while no server watched (the server stopped, crashed, or
-	// ran with --no-watch) are committed like any other, once quiet.
-	if stray, err := v.Uncommitted(); err != nil {
-		report(err)
-	} else {
-		for _, p := range stray {
-			var at time.Time // a deleted note is due at once
-			if fi, err := os.Lstat(v.abs(p)); err == nil {
-				at = fi.ModTime()
-			}
-			pending[p] = at
-		}
-	}
+	v.pendStray(pending, report)
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
 	// The quiet period counts from the last event, and is checked often,
@@ -182,6 +170,25 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 				}
 			}
 		}
+	}
+}
+
+// pendStray adds to pending the notes that differ from HEAD when the
+// watcher starts (edits made while no server watched: stopped, crashed,
+// --no-watch), as of their file's time, so they are committed like any
+// other edit once quiet.
+func (v *Vault) pendStray(pending map[string]time.Time, report func(error)) {
+	stray, err := v.Uncommitted()
+	if err != nil {
+		report(err)
+		return
+	}
+	for _, p := range stray {
+		var at time.Time // a deleted note is due at once
+		if fi, err := os.Lstat(v.abs(p)); err == nil {
+			at = fi.ModTime()
+		}
+		pending[p] = at
 	}
 }
 
