@@ -69,10 +69,10 @@ func TestBrokenFrontmatterStillReads(t *testing.T) {
 }
 
 func TestFileNameAndCleanRel(t *testing.T) {
-	if got := FileName(`A/B: "c"? [d]`); got != "A B c d.md" {
-		t.Errorf("FileName = %q", got)
+	if got, err := FileName(`A/B: "c"? [d]`); got != "A B c d.md" || err != nil {
+		t.Errorf("FileName = %q, %v", got, err)
 	}
-	for _, bad := range []string{"../x", "a/../../b", "/etc", ".git/config", "a/.cairn/x", "a\\b", ".trash/x", "a/\x01b"} {
+	for _, bad := range []string{"../x", "a/../../b", "/etc", ".git/config", "a/.cairn/x", "a\\b", ".trash/x", "a/\x01b", "a/\u202eb", "a\ufeff/b"} {
 		if _, err := cleanRel("path", bad); err == nil {
 			t.Errorf("cleanRel(%q) accepted", bad)
 		} else if !strings.Contains(err.Error(), "argument path") {

@@ -160,11 +160,12 @@ func fileNameFrom(text, id string) string {
 		_, size := utf8.DecodeLastRuneInString(title)
 		title = title[:len(title)-size]
 	}
-	name := strings.TrimSuffix(FileName(title), ".md")
-	if name == "" {
+	tail := " " + strings.ToLower(id[len(id)-6:])
+	name := fileStem(title)
+	if name == "" || windowsReserved(name+tail) { // "con.txt was..." is CON to Windows
 		name = "note"
 	}
-	return name + " " + strings.ToLower(id[len(id)-6:]) + ".md"
+	return name + tail + ".md"
 }
 
 // normWords is text for duplicate detection: case and spacing do not count.

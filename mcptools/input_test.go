@@ -1,0 +1,37 @@
+package mcptools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// create_notes over HTTP with a title that used to panic the server and
+// titles that leave no file name: the call answers, the valid notes land.
+func TestCreateNotesSurvivesHostileTitles(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	c := ts.client(t, ts.token(t, "owner", "write"))
+	var out struct {
+		Results []vault.BatchResult `json:"results"`
+	}
+	ok(t, c, "create_notes", map[string]any{"project": "acme/launch", "notes": []map[string]any{
+		{"body": "# Good one\n"},
+		{"body": "# " + strings.Repeat("\uFFFD", 100) + "\n"},
+		{"body": "# ...\n"},
+		{"body": "# Invoice \u202efdp.exe\n"},
+		{"body": "# Good two\n"},
+	}}, &out)
+	want := []string{"ok", "ok", "error", "error", "ok"}
+	for i, r := range out.Results {
+		if r.Status != want[i] {
+			t.Fatalf("notes[%d]: %+v", i, r)
+		}
+	}
+	for _, i := range []int{2, 3} {
+		if !strings.Contains(out.Results[i].Error, "notes["+string(rune('0'+i))+"].body") {
+			t.Fatalf("notes[%d]: %s", i, out.Results[i].Error)
+		}
+	}
+	failing(t, c, "rename_note", map[string]any{"ref": "[[Good one]]", "title": "CON"}, "argument title")
+}
