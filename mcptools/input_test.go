@@ -35,3 +35,26 @@ func TestCreateNotesSurvivesHostileTitles(t *testing.T) {
 	}
 	failing(t, c, "rename_note", map[string]any{"ref": "[[Good one]]", "title": "CON"}, "argument title")
 }
+
+// The owner writes to ALICE_BANK; Alice, granted alice_bank, reaches it
+// through her own token.
+func TestBankIDCaseDoesNotStrandAGrant(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	own := ts.client(t, ts.token(t, "owner", "write", ToolsetHindsight))
+	if out, isErr := hsText(t, own, "hindsight_put", map[string]any{"bank_id": "ALICE_BANK", "content": "Alice prefers green tea", "context": "food"}); isErr {
+		t.Fatal(out)
+	}
+	human := vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite, Actor: "human", Tool: "cairn access"}
+	if err := ts.v.GrantBank(human, "alice", "alice_bank", true); err != nil {
+		t.Fatal(err)
+	}
+	alice := ts.client(t, ts.token(t, "alice", "write", ToolsetHindsight))
+	out, isErr := hsText(t, alice, "hindsight_search", map[string]any{"bank_id": "alice_bank", "query": "green tea"})
+	if isErr || !strings.Contains(out, "Alice prefers green tea") {
+		t.Fatalf("Alice's search: %s", out)
+	}
+	bob := ts.client(t, ts.token(t, "bob", "write", ToolsetHindsight))
+	if out, _ := hsText(t, bob, "hindsight_search", map[string]any{"bank_id": "Alice_Bank", "query": "tea"}); out != "Error: Memory bank 'Alice_Bank' not found" {
+		t.Fatalf("Bob: %s", out)
+	}
+}
