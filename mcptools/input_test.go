@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -34,6 +35,21 @@ func TestCreateNotesSurvivesHostileTitles(t *testing.T) {
 		}
 	}
 	failing(t, c, "rename_note", map[string]any{"ref": "[[Good one]]", "title": "CON"}, "argument title")
+}
+
+// A forged list_notes cursor is an error naming cursor, not an empty page.
+func TestForgedCursorIsRefused(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	c := ts.client(t, ts.token(t, "owner", "read"))
+	for _, cur := range []string{`{"offset":-10}`, base64.RawURLEncoding.EncodeToString([]byte(`{"offset":-10}`))} {
+		failing(t, c, "list_notes", map[string]any{"path": "acme", "cursor": cur}, "argument cursor")
+	}
+	var l vault.Listing
+	ok(t, c, "list_notes", map[string]any{"path": "acme", "limit": 1}, &l)
+	ok(t, c, "list_notes", map[string]any{"path": "acme", "limit": 1, "cursor": l.NextCursor}, &l)
+	if len(l.Entries) != 1 {
+		t.Fatalf("second page: %+v", l)
+	}
 }
 
 // The owner writes to ALICE_BANK; Alice, granted alice_bank, reaches it
