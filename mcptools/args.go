@@ -161,6 +161,21 @@ func argError(arg, format string, a ...any) error {
 	return &vault.ArgError{Arg: arg, Msg: fmt.Sprintf(format, a...)}
 }
 
+// optionalCount reads an optional count or budget argument. Left out, it
+// is 0, which the vault takes for its default; given, it must lie in
+// [lo, hi]: 0 or a negative number is an error naming the argument, never
+// a silent fallback to the default (a caller who sends limit: 0 meant
+// something, and should learn it was not done).
+func optionalCount(name string, v *int, lo, hi int) (int, error) {
+	if v == nil {
+		return 0, nil
+	}
+	if *v < lo || *v > hi {
+		return 0, argError(name, "must be between %d and %d (leave it out for the default)", lo, hi)
+	}
+	return *v, nil
+}
+
 // required names a missing argument.
 func required(name, value string) error {
 	if strings.TrimSpace(value) == "" {

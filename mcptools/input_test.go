@@ -37,6 +37,43 @@ func TestCreateNotesSurvivesHostileTitles(t *testing.T) {
 	failing(t, c, "rename_note", map[string]any{"ref": "[[Good one]]", "title": "CON"}, "argument title")
 }
 
+// A count or budget of 0 or less is an error naming the argument, never a
+// silent default; leaving the argument out gives the default.
+func TestZeroAndNegativeCountsAreRefused(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	tok := ts.token(t, "owner", "write", ToolsetGateway, ToolsetTreaisure, ToolsetHindsight)
+	c := ts.client(t, tok)
+	before := head(t, ts.dir)
+	for _, n := range []int{0, -1, -10} {
+		failing(t, c, "list_notes", map[string]any{"path": "acme", "limit": n}, "argument limit")
+		failing(t, c, "search", map[string]any{"query": "pricing", "limit": n}, "argument limit")
+		failing(t, c, "recall", map[string]any{"topic": "pricing", "budgetTokens": n}, "argument budgetTokens")
+		failing(t, c, "recent_activity", map[string]any{"limit": n}, "argument limit")
+		failing(t, c, "treaisure_search_memory", map[string]any{"question": "launch", "space": "professional", "limit": n}, "argument limit")
+		failing(t, c, "hindsight_search", map[string]any{"bank_id": "u1", "query": "tea", "max_tokens": n}, "argument max_tokens")
+	}
+	failing(t, c, "search", map[string]any{"query": "pricing", "limit": 51}, "argument limit")
+	failing(t, c, "recall", map[string]any{"topic": "pricing", "budgetTokens": 99}, "argument budgetTokens")
+	failing(t, c, "treaisure_search_memory", map[string]any{"question": "launch", "space": "professional", "limit": 13}, "argument limit")
+	var rec struct {
+		BudgetTokens int `json:"budgetTokens"`
+	}
+	ok(t, c, "recall", map[string]any{"topic": "pricing"}, &rec)
+	if rec.BudgetTokens != vault.DefaultRecallBudget {
+		t.Fatalf("default budget: %d", rec.BudgetTokens)
+	}
+	var sr struct {
+		Results []any `json:"results"`
+	}
+	ok(t, c, "search", map[string]any{"query": "launch"}, &sr)
+	if len(sr.Results) != vault.DefaultSearchLimit {
+		t.Fatalf("default limit: %d results", len(sr.Results))
+	}
+	if head(t, ts.dir) != before {
+		t.Fatal("a refused call changed the vault")
+	}
+}
+
 // A forged list_notes cursor is an error naming cursor, not an empty page.
 func TestForgedCursorIsRefused(t *testing.T) {
 	ts := newTestServer(t, "../sample-vault")
