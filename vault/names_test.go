@@ -211,3 +211,19 @@ func TestFilesNamedAfterFirstWordsAreSafe(t *testing.T) {
 	}
 	cleanAndSound(t, dir)
 }
+
+// A project's folder is a name cairn creates too.
+func TestProjectFoldersAreSafeNames(t *testing.T) {
+	v, dir := sampleVault(t)
+	head := gitOut(t, dir, "rev-parse", "HEAD")
+	_, err := v.CreateProject(owner, "acme/con", "", "")
+	wantArgErr(t, "handle acme/con", err, "folder", "Windows")
+	_, err = v.CreateProject(owner, "acme/ops", "", "ACME/ops")
+	wantArgErr(t, "folder ACME/ops", err, "folder", "acme")
+	_, err = v.CreateProject(owner, "acme/ops", "", "acme/ops.")
+	wantArgErr(t, "folder acme/ops.", err, "folder", "dot")
+	unchanged(t, dir, head)
+	if _, err := v.CreateProject(owner, "acme/ops", "", ""); err != nil {
+		t.Fatal(err)
+	}
+}
