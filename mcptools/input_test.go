@@ -111,3 +111,26 @@ func TestBankIDCaseDoesNotStrandAGrant(t *testing.T) {
 		t.Fatalf("Bob: %s", out)
 	}
 }
+
+// Argument names are exact and given once: encoding/json alone would take
+// "Body" for body and keep the last of two "body" keys.
+func TestArgumentKeysAreExact(t *testing.T) {
+	ts := newTestServer(t, "../sample-vault")
+	c := ts.client(t, ts.token(t, "owner", "write"))
+	before := head(t, ts.dir)
+	failing(t, c, "create_note", map[string]any{"project": "acme", "Body": "# T"}, "argument Body: unknown argument; this tool takes: body, links, path, project, tags, type")
+	failing(t, c, "create_notes", map[string]any{"project": "acme", "notes": []any{map[string]any{"body": "# T", "bogus": 1}}}, "argument notes[0].bogus: unknown field")
+	failing(t, c, "create_notes", map[string]any{"project": "acme", "notes": []any{map[string]any{"body": "# T", "links": []any{map[string]any{"type": "x", "TO": "y"}}}}}, "argument notes[0].links[0].TO: unknown field")
+	for payload, want := range map[string]string{
+		`{"project":"acme","body":"# Looks fine","body":"# Smuggled"}`:                                     "argument body: is given twice",
+		`{"project":"acme","body":"# T","tags":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`: "nests deeper than",
+	} {
+		resp := rawCall(t, ts, c, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_note","arguments":`+payload+`}}`)
+		if !strings.Contains(resp, want) || !strings.Contains(resp, `"isError":true`) {
+			t.Fatalf("%s: %s", payload, resp)
+		}
+	}
+	if head(t, ts.dir) != before {
+		t.Fatal("a refused call changed the vault")
+	}
+}
