@@ -132,11 +132,23 @@ func stringList(v *yaml.Node) []string {
 
 // Frontmatter returns the frontmatter as plain values for JSON.
 func (n *Note) Frontmatter() map[string]any {
-	out := map[string]any{}
-	if n.fmNode != nil {
-		_ = n.fmNode.Decode(&out)
-	}
+	out, _ := n.FrontmatterValues()
 	return out
+}
+
+// FrontmatterValues returns the frontmatter as plain values, and why some
+// could not be read: YAML that parses as a tree need not decode as values
+// (a key given twice leaves nothing; a value its tag does not fit, e.g.
+// `!!int foo`, is left out). Writes keep such a frontmatter as written.
+func (n *Note) FrontmatterValues() (map[string]any, error) {
+	out := map[string]any{}
+	if n.fmNode == nil {
+		return out, nil
+	}
+	if err := n.fmNode.Decode(&out); err != nil {
+		return out, fmt.Errorf("decode frontmatter: %w", err)
+	}
+	return out, nil
 }
 
 // DerivedID is the id of a note whose file has none yet: stable for its

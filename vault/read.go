@@ -220,10 +220,11 @@ func isHex40(s string) bool {
 func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
 	fileID := n.ID
 	clash := v.adoptID(n)
+	fm, fmErr := n.FrontmatterValues()
 	view := &NoteView{
 		ID: n.ID, Path: n.Path, Title: n.Title, Class: classOf(n.Path), Type: n.Type,
 		Tags: n.Tags, Aliases: n.Aliases, VersionToken: token,
-		Frontmatter: n.Frontmatter(), Content: string(n.Body),
+		Frontmatter: fm, Content: string(n.Body),
 	}
 	if view.Tags == nil {
 		view.Tags = []string{}
@@ -233,6 +234,9 @@ func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
 	}
 	if clash {
 		view.Warning = fmt.Sprintf("this file repeats the id %s of another note (a copy?); it is known by the id %s, which its next change saves", fileID, n.ID)
+	}
+	if fmErr != nil {
+		view.Warning = fmt.Sprintf("part of the frontmatter cannot be read as values (%v); frontmatter shows what could be read, content is as written", fmErr)
 	}
 	if err := n.FrontmatterError(); err != nil {
 		view.Warning = fmt.Sprintf("the frontmatter is not valid YAML (%v); content is shown as it is, and writes are refused until it is fixed", err)
