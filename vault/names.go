@@ -268,6 +268,17 @@ func (f folderSpellings) clash(dir string) string {
 	return ""
 }
 
+// checkDest refuses a destination a move or rename would take: one that
+// exists (other than self, which a case-only rename finds under its new
+// spelling on a case-insensitive disk) or that differs only by case from
+// an entry of its folder.
+func (v *Vault) checkDest(arg, dest, self string) error {
+	if v.otherEntry(dest, self) {
+		return argErr(arg, "%s already exists; nothing was moved", dest)
+	}
+	return v.checkNoTwin(arg, parentDir(dest), baseName(dest), baseName(self))
+}
+
 // otherEntry says whether p exists and is not self: a case-only rename
 // finds itself under the new spelling on a case-insensitive disk, and
 // must not take itself for another file.

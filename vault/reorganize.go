@@ -104,10 +104,7 @@ func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, er
 	if to == p {
 		return nil, argErr("toPath", "the note is already in %q", toPath)
 	}
-	if _, err := os.Lstat(v.abs(to)); err == nil {
-		return nil, argErr("toPath", "%s already exists; nothing was moved", to)
-	}
-	if err := v.checkNoTwin("toPath", dir, baseName(p), ""); err != nil {
+	if err := v.checkDest("toPath", to, p); err != nil {
 		return nil, err
 	}
 	e := v.newEdits(c)
@@ -279,6 +276,9 @@ func (v *Vault) RenameFolder(c Caller, project, path, name string) (*Moved, erro
 	if _, err := cleanRel("name", name); err != nil {
 		return nil, err
 	}
+	if err := safeNewName(name); err != nil {
+		return nil, argErr("name", "%v", err)
+	}
 	return v.relocateFolder(c, project, path, "", "", name)
 }
 
@@ -325,15 +325,7 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 	if dest == dir {
 		return nil, argErr("path", "the folder is already at %q", dest)
 	}
-	if v.otherEntry(dest, dir) {
-		return nil, argErr(orDefault(parentArg, "name"), "%s already exists; nothing was moved", dest)
-	}
-	if newName != "" {
-		if err := safeNewName(newName); err != nil {
-			return nil, argErr("name", "%v", err)
-		}
-	}
-	if err := v.checkNoTwin(orDefault(parentArg, "name"), parentDir(dest), baseName(dest), baseName(dir)); err != nil {
+	if err := v.checkDest(orDefault(parentArg, "name"), dest, dir); err != nil {
 		return nil, err
 	}
 	files, err := v.folderFiles(dir)
