@@ -158,6 +158,10 @@ func titleFile(arg, title string) (string, error) {
 	if err := checkVisible(arg, title); err != nil {
 		return "", err
 	}
+	if strings.IndexFunc(title, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) >= 0 {
+		// An escape sequence in a title would reach terminals (git log, ls).
+		return "", argErr(arg, "the title %q contains a control character", title)
+	}
 	name, err := FileName(title)
 	if err != nil {
 		return "", argErr(arg, "%v", err)

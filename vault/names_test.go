@@ -125,9 +125,11 @@ func TestNamesDifferingOnlyByCaseAreRefused(t *testing.T) {
 func TestInvisibleAndBidiCharactersAreRefused(t *testing.T) {
 	v, dir := sampleVault(t)
 	head := gitOut(t, dir, "rev-parse", "HEAD")
+	_, err := v.CreateNote(owner, CreateArgs{Project: "acme/launch", Body: "# Red \x1b[31malert\n"})
+	wantArgErr(t, "create with an escape sequence", err, "body", "control character")
 	for _, r := range []string{"\u202e", "\u202a", "\u2066", "\u2069", "\u200e", "\u200f", "\u061c", "\ufeff", "\u200b", "\u2060", "\u00ad", "\u2028"} {
 		title := "Invoice " + r + "fdp.exe"
-		_, err := v.CreateNote(owner, CreateArgs{Project: "acme/launch", Body: "# " + title + "\n"})
+		_, err = v.CreateNote(owner, CreateArgs{Project: "acme/launch", Body: "# " + title + "\n"})
 		wantArgErr(t, "create", err, "body", "U+")
 		_, err = v.RenameNote(owner, "[[Launch plan]]", title, "", false)
 		wantArgErr(t, "rename", err, "title", "U+")
