@@ -30,7 +30,8 @@ import (
 //   - no invisible or bidi control character (see invisible).
 
 // maxStemBytes bounds a file name made from a title, less ".md": file
-// systems allow 255 bytes, and git hosts and zip tools choke well before.
+// systems allow 255 bytes a name, and a shorter one leaves room for the
+// folders within Windows' classic 260-character path limit.
 const maxStemBytes = 200
 
 // invisible reports the characters refused in titles and paths because

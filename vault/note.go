@@ -234,6 +234,7 @@ func (n *Note) SetKey(key string, value *yaml.Node) error {
 			n.fmNode.Content = append(n.fmNode.Content, k, value)
 		}
 	}
+	keepFlowNulls(n.fmNode, false)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -248,6 +249,22 @@ func (n *Note) SetKey(key string, value *yaml.Node) error {
 	n.fmRaw = fm
 	n.readKeys()
 	return nil
+}
+
+// keepFlowNulls spells out the empty nulls of flow mappings (the value of
+// x in {x, y: 1}): yaml.v3 re-encodes such a null as a quoted empty
+// string, which is another value. Found by FuzzFrontmatter.
+func keepFlowNulls(n *yaml.Node, inFlow bool) {
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && inFlow && n.Tag == "!!null" && n.Value == "" {
+		n.Value = "null"
+	}
+	flow := inFlow || n.Style&yaml.FlowStyle != 0
+	for _, c := range n.Content {
+		keepFlowNulls(c, flow)
+	}
 }
 
 // StrNode is a YAML string scalar.
