@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"sort"
 	"strings"
@@ -28,6 +29,9 @@ func decodeArgs(raw json.RawMessage, dst any) error {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(dst)
 	if err == nil {
+		if _, more := dec.Token(); more != io.EOF {
+			return argError("arguments", "must be one JSON object, with nothing after it")
+		}
 		return nil
 	}
 	var te *json.UnmarshalTypeError
@@ -112,8 +116,11 @@ func (w *keyWalker) object(t reflect.Type, path string, depth int) error {
 			return errSyntax
 		}
 		arg := key
+		if key == "" {
+			arg = `""` // an empty name still reads as one
+		}
 		if path != "" {
-			arg = path + "." + key
+			arg = path + "." + arg
 		}
 		if seen[key] {
 			return argError(arg, "is given twice")
