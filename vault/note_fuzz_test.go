@@ -111,25 +111,30 @@ func FuzzFrontmatter(f *testing.F) {
 
 // nodeKeys is each top-level key of a note's frontmatter with its value
 // (every occurrence, for a key given twice): decoded when it decodes
-// (`{x}` and `{x: null}` are one value), else as YAML.
+// (`{x}` and `{x: null}` are one value), else as YAML, with empty flow
+// nulls spelt as a write spells them.
 func nodeKeys(n *Note) map[string]string {
 	out := map[string]string{}
 	if n.fmNode == nil {
 		return out
 	}
 	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
-		var v any
-		s := ""
-		if err := n.fmNode.Content[i+1].Decode(&v); err == nil {
-			s = fmt.Sprintf("%#v", v)
-		} else if b, err := yaml.Marshal(n.fmNode.Content[i+1]); err == nil {
-			s = string(b)
-		} else {
-			s = "unencodable: " + err.Error()
-		}
-		out[n.fmNode.Content[i].Value] += s + "\x00"
+		out[n.fmNode.Content[i].Value] += valueString(n.fmNode.Content[i+1]) + "\x00"
 	}
 	return out
+}
+
+func valueString(node *yaml.Node) string {
+	var v any
+	if err := node.Decode(&v); err == nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	keepFlowNulls(node, false)
+	b, err := yaml.Marshal(node)
+	if err != nil {
+		return "unencodable: " + err.Error()
+	}
+	return string(b)
 }
 
 // sameValue compares decoded YAML values; NaN equals NaN here.
