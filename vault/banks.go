@@ -61,17 +61,18 @@ func sameBank(a, b string) bool { return strings.EqualFold(a, b) }
 // when two folders match (made by hand on a case-sensitive disk): the id
 // is ambiguous and neither is reached.
 func (v *Vault) bankFolder(bank string) (folder string, ok bool) {
-	ents, err := os.ReadDir(v.abs(BanksDir))
+	f, err := os.Open(v.abs(BanksDir))
 	if err != nil {
 		return bank, true
 	}
-	folder = ""
-	for _, e := range ents {
-		if sameBank(e.Name(), bank) {
+	names, _ := f.Readdirnames(-1) // unsorted, no stat: one bank per user makes a big folder
+	f.Close()
+	for _, name := range names {
+		if sameBank(name, bank) {
 			if folder != "" {
 				return "", false
 			}
-			folder = e.Name()
+			folder = name
 		}
 	}
 	if folder == "" {
