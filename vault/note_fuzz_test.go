@@ -158,6 +158,10 @@ func FuzzRewriteLinks(f *testing.F) {
 		}
 		links := n.Links()
 		old := ""
+		// A target holding # is left out: the parser splits "[[T#a#b]]" at
+		// the last # (target "T#a") while retargetRef keeps what follows
+		// the first, so its rewrite reads "New#a" (reported to the link
+		// work; no note title can hold # and be linked anyway).
 		for _, l := range links {
 			if l.Target != "" && (l.Offset >= 0 || l.Typed) && !strings.ContainsAny(l.Target, "|#") {
 				old = l.Target
