@@ -1,21 +1,40 @@
 # The two commands of the README: `make run` and `make test`.
 
-.PHONY: run test test-go test-e2e build bench
+.PHONY: run test test-go test-e2e fuzz build bench
 
 # A fresh vault from sample-vault/, a token, and the server on
 # http://127.0.0.1:8787/mcp; prints where the vault is and how to connect.
 run:
 	go run ./cmd/cairn demo --from sample-vault
 
-# Everything CI runs: formatting, vet, the Go tests (race detector on), and
-# the end-to-end tests through the official TypeScript MCP client and the
-# MCP conformance suite against the built binary.
-test: test-go test-e2e
+# Everything CI runs: formatting, vet, the Go tests (race detector on), a
+# bounded fuzzing run, and the end-to-end tests through the official
+# TypeScript MCP client and the MCP conformance suite against the built
+# binary.
+test: test-go fuzz test-e2e
 
 test-go:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
 	go test -race -count=1 ./...
+
+# Each fuzz target for FUZZTIME, one per `go test` (Go fuzzes one target at
+# a time), from its committed corpus (testdata/fuzz/<target>/) and seeds.
+# Plain `go test` already replays those corpora; this step looks for new
+# failures. A failure leaves its input in testdata/fuzz/<target>/: commit
+# it with the fix, as a regression test.
+FUZZTIME ?= 5s
+FUZZ_TARGETS = \
+	vault:FuzzFrontmatter vault:FuzzRewriteLinks vault:FuzzFileName vault:FuzzFileNameFrom vault:FuzzCleanRel \
+	wikilinks:FuzzParse wikilinks:FuzzRewrite wikilinks:FuzzParseRef \
+	mcptools:FuzzDecodeArgs
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t#*:}; \
+		echo "fuzz ./$$pkg $$fn ($(FUZZTIME))"; \
+		go test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
+	done
 
 test-e2e: build
 	cd e2e && npm ci --no-audit --no-fund --loglevel=error && CAIRN_BIN=$(CURDIR)/bin/cairn node --test

@@ -141,14 +141,11 @@ func listNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	la := vault.ListArgs{Project: a.Project, Path: a.Path, Tag: a.Tag, Cursor: a.Cursor}
-	if a.Limit != nil {
-		if *a.Limit < 1 || *a.Limit > vault.MaxListLimit {
-			return nil, argError("limit", "must be between 1 and %d", vault.MaxListLimit)
-		}
-		la.Limit = *a.Limit
+	limit, err := optionalCount("limit", a.Limit, 1, vault.MaxListLimit)
+	if err != nil {
+		return nil, err
 	}
-	return e.Vault.ListNotes(e.Caller(), la)
+	return e.Vault.ListNotes(e.Caller(), vault.ListArgs{Project: a.Project, Path: a.Path, Tag: a.Tag, Cursor: a.Cursor, Limit: limit})
 }
 
 func getNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {

@@ -96,12 +96,9 @@ func hindsightSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 			return nil, err
 		}
 	}
-	budget := vault.DefaultBankTokens
-	if a.MaxTokens != nil {
-		budget = *a.MaxTokens // 0 or less is refused, naming max_tokens
-		if budget == 0 {
-			budget = -1
-		}
+	budget, err := optionalCount("max_tokens", a.MaxTokens, vault.MinBankTokens, vault.MaxBankTokens)
+	if err != nil {
+		return nil, err
 	}
 	facts, err := e.Vault.BankSearch(ctx, e.Caller(), a.BankID, a.Query, budget)
 	if err != nil {

@@ -3,6 +3,8 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/cairn-dev/cairn/vault"
 )
 
 // memoryTools are the gateway's tools for activity and the agent's
@@ -92,12 +94,9 @@ func recentActivity(ctx context.Context, e *Env, raw json.RawMessage) (any, erro
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	limit := 0
-	if a.Limit != nil {
-		if *a.Limit < 1 {
-			return nil, argError("limit", "must be between 1 and 100")
-		}
-		limit = *a.Limit
+	limit, err := optionalCount("limit", a.Limit, 1, vault.MaxActivityLimit)
+	if err != nil {
+		return nil, err
 	}
 	return e.Vault.RecentActivity(e.Caller(), a.Project, a.Since, limit, a.Cursor)
 }

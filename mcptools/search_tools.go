@@ -44,7 +44,7 @@ func searchNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) 
 	var a struct {
 		Query   string   `json:"query"`
 		Project string   `json:"project"`
-		Limit   int      `json:"limit"`
+		Limit   *int     `json:"limit"`
 		Mode    string   `json:"mode"`
 		Tags    []string `json:"tags"`
 		Type    string   `json:"type"`
@@ -58,8 +58,12 @@ func searchNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) 
 	if err := required("query", a.Query); err != nil {
 		return nil, err
 	}
+	limit, err := optionalCount("limit", a.Limit, 1, vault.MaxSearchLimit)
+	if err != nil {
+		return nil, err
+	}
 	return e.Vault.Search(ctx, e.Caller(), vault.SearchArgs{
-		Query: a.Query, Project: a.Project, Limit: a.Limit, Mode: a.Mode,
+		Query: a.Query, Project: a.Project, Limit: limit, Mode: a.Mode,
 		Tags: a.Tags, Type: a.Type, Path: a.Path, After: a.After, Before: a.Before,
 	})
 }
@@ -68,7 +72,7 @@ func recall(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	var a struct {
 		Topic        string `json:"topic"`
 		Project      string `json:"project"`
-		BudgetTokens int    `json:"budgetTokens"`
+		BudgetTokens *int   `json:"budgetTokens"`
 	}
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
@@ -76,5 +80,9 @@ func recall(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	if err := required("topic", a.Topic); err != nil {
 		return nil, err
 	}
-	return e.Vault.Recall(ctx, e.Caller(), a.Topic, a.Project, a.BudgetTokens)
+	budget, err := optionalCount("budgetTokens", a.BudgetTokens, vault.MinRecallBudget, vault.MaxRecallBudget)
+	if err != nil {
+		return nil, err
+	}
+	return e.Vault.Recall(ctx, e.Caller(), a.Topic, a.Project, budget)
 }

@@ -42,7 +42,7 @@ func treaisureSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 	var a struct {
 		Question string `json:"question"`
 		Space    string `json:"space"`
-		Limit    int    `json:"limit"`
+		Limit    *int   `json:"limit"`
 	}
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
@@ -53,7 +53,11 @@ func treaisureSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 	if err := required("space", a.Space); err != nil {
 		return nil, err
 	}
-	return e.Vault.SearchMemory(ctx, e.Caller(), a.Question, a.Space, a.Limit)
+	limit, err := optionalCount("limit", a.Limit, 1, vault.MaxMemoryItems)
+	if err != nil {
+		return nil, err
+	}
+	return e.Vault.SearchMemory(ctx, e.Caller(), a.Question, a.Space, limit)
 }
 
 func treaisureCapture(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {

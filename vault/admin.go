@@ -26,6 +26,9 @@ func (v *Vault) CreateProject(c Caller, handle, name, folder string) (*Project, 
 	if dir == "" || dir == PeopleDir || dir == BanksDir || parentDir(dir) == PeopleDir {
 		return nil, argErr("folder", "%q cannot hold a project", folder)
 	}
+	if err := v.checkNewFolder("folder", dir); err != nil {
+		return nil, err
+	}
 	if err := v.rescan(); err != nil {
 		return nil, err
 	}

@@ -37,12 +37,48 @@ func (e *BankError) Unwrap() error { return ErrBankNotFound }
 // and safe as one folder name.
 var bankIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$`)
 
-// ValidBankID says whether id can name a bank.
+// ValidBankID says whether id can name a bank. It names a folder, so
+// neither a Windows device name nor a trailing dot (safeNewName).
 func ValidBankID(id string) error {
 	if !bankIDPattern.MatchString(id) || strings.Contains(id, "..") {
 		return fmt.Errorf("%q is not a bank id (letters, digits, . _ @ + -; up to 128; starting with a letter or digit)", id)
 	}
+	if err := safeNewName(id); err != nil {
+		return fmt.Errorf("%q is not a bank id: %w", id, err)
+	}
 	return nil
+}
+
+// Bank ids compare without case everywhere: the folder, access.yaml's
+// grants, a token's --banks. A case-insensitive disk (macOS, Windows)
+// cannot hold banks/alice and banks/ALICE apart, so they can only be one
+// bank; and an owner who writes to ALICE_BANK must not strand the person
+// granted alice_bank. The folder keeps the spelling of the first fact.
+func sameBank(a, b string) bool { return strings.EqualFold(a, b) }
+
+// bankFolder is the folder name of bank id: the existing folder that
+// matches it without case, or the id itself for a new bank. ok is false
+// when two folders match (made by hand on a case-sensitive disk): the id
+// is ambiguous and neither is reached.
+func (v *Vault) bankFolder(bank string) (folder string, ok bool) {
+	f, err := os.Open(v.abs(BanksDir))
+	if err != nil {
+		return bank, true
+	}
+	names, _ := f.Readdirnames(-1) // unsorted, no stat: one bank per user makes a big folder
+	f.Close()
+	for _, name := range names {
+		if sameBank(name, bank) {
+			if folder != "" {
+				return "", false
+			}
+			folder = name
+		}
+	}
+	if folder == "" {
+		return bank, true
+	}
+	return folder, true
 }
 
 // bankPath splits banks/<bank>/<rest>.
@@ -60,28 +96,15 @@ func (v *Vault) mayReachBank(c Caller, bank string) bool {
 	if ValidBankID(bank) != nil {
 		return false
 	}
-	if c.Banks != nil && !slices.Contains(c.Banks, bank) {
+	same := func(b string) bool { return sameBank(b, bank) }
+	if c.Banks != nil && !slices.ContainsFunc(c.Banks, same) {
 		return false
 	}
 	a, err := v.accessNow()
 	if err != nil {
 		return false
 	}
-	return c.Principal == a.Owner || slices.Contains(a.Banks[c.Principal], bank)
-}
-
-// bankCaseClash: another bank's folder has the same name but for case.
-func (v *Vault) bankCaseClash(bank string) bool {
-	ents, err := os.ReadDir(v.abs(BanksDir))
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		if e.Name() != bank && strings.EqualFold(e.Name(), bank) {
-			return true
-		}
-	}
-	return false
+	return c.Principal == a.Owner || slices.ContainsFunc(a.Banks[c.Principal], same)
 }
 
 func (v *Vault) bankExists(bank string) bool {
@@ -130,14 +153,14 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	case len(factContext) > maxContextBytes:
 		return nil, argErr("context", "is longer than %d bytes", maxContextBytes)
 	}
-	if v.bankCaseClash(bank) {
-		// On a case-insensitive disk "Alice" would write into "alice".
+	v.bankMu.Lock() // before the folder is chosen: two first facts make one folder
+	defer v.bankMu.Unlock()
+	folder, ok := v.bankFolder(bank)
+	if !ok {
 		return nil, &BankError{bank}
 	}
-	v.bankMu.Lock()
-	defer v.bankMu.Unlock()
 	id := NewID()
-	p := v.factPath(bank, content, id)
+	p := v.factPath(folder, content, id)
 	if err := v.noSymlinks("bank_id", p); err != nil {
 		return nil, err
 	}
@@ -160,7 +183,7 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	// Facts put one after another in the same context are a sequence (the
 	// turns of one conversation, the steps of one story): linked, search
 	// indexes each with its neighbours (docs/search.md).
-	if prev := v.lastFact(bank, factContext); prev != "" {
+	if prev := v.lastFact(folder, factContext); prev != "" {
 		links := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		links.Content = append(links.Content, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Value: "type"}, {Kind: yaml.ScalarNode, Value: "follows"},
@@ -173,11 +196,11 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 		return nil, err
 	}
 	data := []byte("---\n" + string(head) + "---\n" + content + "\n")
-	hash, err := v.commit(c, fmt.Sprintf("Remember in bank %s", bank), id, []gitstore.Change{{Path: p, Content: data, CheckVersion: true, ExpectVersion: "", RequireClean: true}})
+	hash, err := v.commit(c, fmt.Sprintf("Remember in bank %s", folder), id, []gitstore.Change{{Path: p, Content: data, CheckVersion: true, ExpectVersion: "", RequireClean: true}})
 	if err != nil {
 		return nil, err
 	}
-	v.bankLast[bank+"\x00"+factContext] = p
+	v.bankLast[folder+"\x00"+factContext] = p
 	return &Written{ID: id, Path: p, Title: strings.TrimSuffix(baseName(p), ".md"), VersionToken: hash}, nil
 }
 
@@ -225,7 +248,8 @@ func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, ma
 			return nil, err
 		}
 	}
-	if !v.mayReachBank(c, bank) || !v.bankExists(bank) || v.bankCaseClash(bank) {
+	folder, ok := v.bankFolder(bank)
+	if !v.mayReachBank(c, bank) || !ok || !v.bankExists(folder) {
 		return nil, &BankError{bank}
 	}
 	if strings.TrimSpace(query) == "" {
@@ -237,7 +261,7 @@ func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, ma
 	if maxTokens < MinBankTokens || maxTokens > MaxBankTokens {
 		return nil, argErr("max_tokens", "must be between %d and %d", MinBankTokens, MaxBankTokens)
 	}
-	_, res, err := v.runSearch(ctx, search.Query{Text: query, Mode: search.Hybrid, Limit: bankCandidates, Filter: search.Filter{Scopes: []string{"b:" + bank}}})
+	_, res, err := v.runSearch(ctx, search.Query{Text: query, Mode: search.Hybrid, Limit: bankCandidates, Filter: search.Filter{Scopes: []string{"b:" + folder}}})
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +341,7 @@ func (v *Vault) GrantBank(c Caller, principal, bank string, grant bool) error {
 	if a.Banks == nil {
 		a.Banks = map[string][]string{}
 	}
-	banks := slices.DeleteFunc(slices.Clone(a.Banks[principal]), func(b string) bool { return b == bank })
+	banks := slices.DeleteFunc(slices.Clone(a.Banks[principal]), func(b string) bool { return sameBank(b, bank) })
 	if grant {
 		banks = append(banks, bank)
 		slices.Sort(banks)

@@ -3,7 +3,9 @@ package vault
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -154,13 +156,71 @@ func TestConcurrentCapturesMakeOneThought(t *testing.T) {
 	}
 }
 
-func TestBankIDsThatDifferByCase(t *testing.T) {
-	v, _ := sampleVault(t)
-	if _, err := v.BankPut(owner, "alice", "Alice likes tea", "food", ""); err != nil {
+// Bank ids compare case-insensitively everywhere (folder, grants, a
+// token's banks): after the owner writes to ALICE_BANK, Alice's grant for
+// alice_bank reaches that same bank, and no second folder is ever made.
+func TestBankIDsCompareCaseInsensitively(t *testing.T) {
+	v, dir := sampleVault(t)
+	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn access"}
+	alice := Caller{Principal: "alice", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+	if _, err := v.BankPut(owner, "ALICE_BANK", "Alice likes green tea", "food", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.BankPut(owner, "Alice", "Not Alice's", "food", ""); !errors.Is(err, ErrBankNotFound) {
-		t.Fatalf("a bank id differing only by case: %v", err)
+	if err := v.GrantBank(human, "alice", "alice_bank", true); err != nil {
+		t.Fatal(err)
+	}
+	facts, err := v.BankSearch(context.Background(), alice, "alice_bank", "green tea", 0)
+	if err != nil || len(facts) != 1 || facts[0].Text != "Alice likes green tea" {
+		t.Fatalf("Alice's grant: %+v %v", facts, err)
+	}
+	w, err := v.BankPut(alice, "Alice_Bank", "Alice runs on Sundays", "sport", "")
+	if err != nil || !strings.HasPrefix(w.Path, "banks/ALICE_BANK/") {
+		t.Fatalf("Alice's put: %+v %v", w, err)
+	}
+	narrowed := alice
+	narrowed.Banks = []string{"alice_BANK"}
+	if facts, err := v.BankSearch(context.Background(), narrowed, "ALICE_bank", "sundays", 0); err != nil || len(facts) == 0 || facts[0].Text != "Alice runs on Sundays" {
+		t.Fatalf("a token's banks: %+v %v", facts, err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, BanksDir))
+	if len(ents) != 1 || ents[0].Name() != "ALICE_BANK" {
+		t.Fatalf("bank folders: %v", ents)
+	}
+	// A grant given twice in two spellings is one grant; a revoke in any
+	// spelling takes it back.
+	if err := v.GrantBank(human, "alice", "ALICE_BANK", true); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := loadAccess(dir); len(a.Banks["alice"]) != 1 {
+		t.Fatalf("grants: %v", a.Banks)
+	}
+	if err := v.GrantBank(human, "alice", "Alice_Bank", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.BankSearch(context.Background(), alice, "alice_bank", "tea", 0); !errors.Is(err, ErrBankNotFound) {
+		t.Fatalf("after the revoke: %v", err)
+	}
+	// Two folders made by hand that differ only by case are one bank id
+	// with two homes: neither is reached.
+	if err := os.MkdirAll(filepath.Join(dir, BanksDir, "alice_bank"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.BankPut(owner, "alice_bank", "Which one?", "food", ""); !errors.Is(err, ErrBankNotFound) {
+		t.Fatalf("two folders for one id: %v", err)
+	}
+}
+
+// Bank ids become folder names: none that Windows cannot check out.
+func TestBankIDsAreSafeFolderNames(t *testing.T) {
+	for _, id := range []string{"CON", "nul", "Com1", "lpt9", "user.", "aux.bank", "a..b", "../x", ""} {
+		if ValidBankID(id) == nil {
+			t.Errorf("%q accepted", id)
+		}
+	}
+	for _, id := range []string{"user_12345", "alice@example.com", "Session-42.a", "console", "a+b"} {
+		if err := ValidBankID(id); err != nil {
+			t.Errorf("%q: %v", id, err)
+		}
 	}
 }
 

@@ -2,6 +2,8 @@ package vault
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -40,5 +42,27 @@ func BenchmarkGetNote(b *testing.B) {
 		if _, err := v.GetNote(owner, n.ID, false, ""); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The cost a new name's case check adds to a create: reading the folder
+// and comparing each name without case (most of it is the read).
+func BenchmarkCaseTwin(b *testing.B) {
+	for _, entries := range []int{100, 10000} {
+		b.Run(fmt.Sprint(entries), func(b *testing.B) {
+			dir := b.TempDir()
+			for i := 0; i < entries; i++ {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("Note number %d.md", i)), nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			v := &Vault{root: dir}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if twin := v.caseTwin("", "note NUMBER 99999.md", ""); twin != "" {
+					b.Fatal(twin)
+				}
+			}
+		})
 	}
 }

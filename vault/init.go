@@ -144,6 +144,9 @@ func ValidPrincipal(p string) error {
 	if p == "" || len(p) > 64 || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != "" || strings.HasPrefix(p, ".") || strings.HasPrefix(p, "-") {
 		return fmt.Errorf("%q is not a valid principal (lower-case letters, digits, '-', '_', '.'; at most 64)", p)
 	}
+	if err := safeNewName(p); err != nil { // it names the folder people/<p>/
+		return fmt.Errorf("%q is not a valid principal: %w", p, err)
+	}
 	return nil
 }
 

@@ -219,6 +219,9 @@ func checkTitleRef(arg, t string) error {
 	if err := validText(arg, t); err != nil {
 		return err
 	}
+	if err := checkVisible(arg, t); err != nil {
+		return err
+	}
 	if strings.TrimSpace(t) == "" || strings.ContainsAny(t, "[]|#^\n\r\t") || len(t) > 300 {
 		return argErr(arg, "%q must be a plain title of at most 300 bytes (no [ ] | # ^ or line breaks)", t)
 	}

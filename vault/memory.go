@@ -119,7 +119,11 @@ func (v *Vault) RememberAboutProject(c Caller, project, category, observation st
 		return nil, err
 	}
 	title := "Memory about " + pr.Handle
-	p := PeopleDir + "/" + c.Principal + "/memory/" + FileName(title)
+	name, err := FileName(title)
+	if err != nil {
+		return nil, fmt.Errorf("memory file for %s: %w", pr.Handle, err)
+	}
+	p := PeopleDir + "/" + c.Principal + "/memory/" + name
 	return v.remember(c, p, "# "+title+"\n\nWhat the agent remembers about project "+pr.Name+". Private to "+c.Principal+".\n", "memory", pr.Handle, o)
 }
 

@@ -132,11 +132,23 @@ func stringList(v *yaml.Node) []string {
 
 // Frontmatter returns the frontmatter as plain values for JSON.
 func (n *Note) Frontmatter() map[string]any {
-	out := map[string]any{}
-	if n.fmNode != nil {
-		_ = n.fmNode.Decode(&out)
-	}
+	out, _ := n.FrontmatterValues()
 	return out
+}
+
+// FrontmatterValues returns the frontmatter as plain values, and why some
+// could not be read: YAML that parses as a tree need not decode as values
+// (a key given twice leaves nothing; a value its tag does not fit, e.g.
+// `!!int foo`, is left out). Writes keep such a frontmatter as written.
+func (n *Note) FrontmatterValues() (map[string]any, error) {
+	out := map[string]any{}
+	if n.fmNode == nil {
+		return out, nil
+	}
+	if err := n.fmNode.Decode(&out); err != nil {
+		return out, fmt.Errorf("decode frontmatter: %w", err)
+	}
+	return out, nil
 }
 
 // DerivedID is the id of a note whose file has none yet: stable for its
@@ -222,6 +234,7 @@ func (n *Note) SetKey(key string, value *yaml.Node) error {
 			n.fmNode.Content = append(n.fmNode.Content, k, value)
 		}
 	}
+	keepFlowNulls(n.fmNode, false)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -236,6 +249,22 @@ func (n *Note) SetKey(key string, value *yaml.Node) error {
 	n.fmRaw = fm
 	n.readKeys()
 	return nil
+}
+
+// keepFlowNulls spells out the empty nulls of flow mappings (the value of
+// x in {x, y: 1}): yaml.v3 re-encodes such a null as a quoted empty
+// string, which is another value. Found by FuzzFrontmatter.
+func keepFlowNulls(n *yaml.Node, inFlow bool) {
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && inFlow && n.Tag == "!!null" && n.Value == "" {
+		n.Value = "null"
+	}
+	flow := inFlow || n.Style&yaml.FlowStyle != 0
+	for _, c := range n.Content {
+		keepFlowNulls(c, flow)
+	}
 }
 
 // StrNode is a YAML string scalar.

@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,10 +71,10 @@ func TestBrokenFrontmatterStillReads(t *testing.T) {
 }
 
 func TestFileNameAndCleanRel(t *testing.T) {
-	if got := FileName(`A/B: "c"? [d]`); got != "A B c d.md" {
-		t.Errorf("FileName = %q", got)
+	if got, err := FileName(`A/B: "c"? [d]`); got != "A B c d.md" || err != nil {
+		t.Errorf("FileName = %q, %v", got, err)
 	}
-	for _, bad := range []string{"../x", "a/../../b", "/etc", ".git/config", "a/.cairn/x", "a\\b", ".trash/x", "a/\x01b"} {
+	for _, bad := range []string{"../x", "a/../../b", "/etc", ".git/config", "a/.cairn/x", "a\\b", ".trash/x", "a/\x01b", "a/\u202eb", "a\ufeff/b"} {
 		if _, err := cleanRel("path", bad); err == nil {
 			t.Errorf("cleanRel(%q) accepted", bad)
 		} else if !strings.Contains(err.Error(), "argument path") {
@@ -95,5 +97,29 @@ func TestCRLFFrontmatterStaysCRLF(t *testing.T) {
 	out := string(n.Render())
 	if strings.Contains(strings.ReplaceAll(out, "\r\n", ""), "\n") {
 		t.Fatalf("mixed line endings: %q", out)
+	}
+}
+
+// A frontmatter that parses as YAML but not as values (here a key given
+// twice, found by FuzzFrontmatter) is reported, not shown silently empty;
+// a write keeps it as written.
+func TestUndecodableFrontmatterIsReported(t *testing.T) {
+	v, dir := sampleVault(t)
+	p := filepath.Join(dir, "acme", "Dup keys.md")
+	if err := os.WriteFile(p, []byte("---\nstatus: draft\nstatus: final\n---\n# Dup keys\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitOut(t, dir, "add", "acme/Dup keys.md")
+	gitOut(t, dir, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "by hand")
+	n, err := v.GetNote(owner, "acme/Dup keys.md", false, "")
+	if err != nil || !strings.Contains(n.Warning, "already defined") {
+		t.Fatalf("%v %+v", err, n)
+	}
+	w, err := v.EditNote(owner, EditArgs{Ref: n.ID, VersionToken: n.VersionToken, Operation: OpAppend, Content: str("More.")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, p); !strings.Contains(got, "status: draft\nstatus: final\n") || !strings.HasSuffix(got, "More.\n") {
+		t.Fatalf("after a write (%s):\n%s", w.VersionToken, got)
 	}
 }

@@ -12,8 +12,11 @@ const maxPathBytes = 1024
 
 // cleanRel checks a vault-relative path given by a caller and returns it in
 // canonical form (slash-separated, no leading or trailing slash). It refuses
-// absolute paths, `..`, backslashes, control characters, and anything under
-// a dot-folder (.git, .cairn, .trash, .obsidian). "" is the vault root.
+// absolute paths, `..`, backslashes, control characters, invisible and bidi
+// control characters (see invisible), and anything under a dot-folder (.git,
+// .cairn, .trash, .obsidian). "" is the vault root. It accepts names that
+// already exist however they are spelt; names a write would create are
+// checked further by checkNewFolder and FileName.
 func cleanRel(arg, p string) (string, error) {
 	if err := validText(arg, p); err != nil {
 		return "", err
@@ -51,6 +54,9 @@ func cleanRel(arg, p string) (string, error) {
 			if unicode.IsControl(r) {
 				return "", argErr(arg, "%q: contains a control character", p)
 			}
+			if invisible(r) {
+				return "", argErr(arg, "%q: contains U+%04X, an invisible or bidi control character (it would make the path read as another)", p, r)
+			}
 		}
 	}
 	return p, nil
@@ -77,35 +83,4 @@ func (v *Vault) noSymlinks(arg, rel string) error {
 		}
 	}
 	return nil
-}
-
-// FileName turns a title into a note file name, Obsidian style: the title
-// itself, less the characters file systems or wikilinks cannot carry.
-func FileName(title string) string {
-	var b strings.Builder
-	for _, r := range title {
-		switch {
-		case strings.ContainsRune(`/\:*?"<>|#^[]`, r), unicode.IsControl(r):
-			b.WriteRune(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	name := strings.Join(strings.Fields(b.String()), " ")
-	name = strings.TrimLeft(name, ".")
-	if len(name) > 200 {
-		name = name[:200]
-		for !utf8ValidEnd(name) {
-			name = name[:len(name)-1]
-		}
-	}
-	if name == "" {
-		name = "Untitled"
-	}
-	return name + ".md"
-}
-
-func utf8ValidEnd(s string) bool {
-	r := []rune(s[len(s)-min(len(s), 4):])
-	return len(r) > 0 && r[len(r)-1] != unicode.ReplacementChar
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/wikilinks"
@@ -219,10 +220,11 @@ func isHex40(s string) bool {
 func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
 	fileID := n.ID
 	clash := v.adoptID(n)
+	fm, fmErr := n.FrontmatterValues()
 	view := &NoteView{
 		ID: n.ID, Path: n.Path, Title: n.Title, Class: classOf(n.Path), Type: n.Type,
 		Tags: n.Tags, Aliases: n.Aliases, VersionToken: token,
-		Frontmatter: n.Frontmatter(), Content: string(n.Body),
+		Frontmatter: fm, Content: string(n.Body),
 	}
 	if view.Tags == nil {
 		view.Tags = []string{}
@@ -232,6 +234,9 @@ func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
 	}
 	if clash {
 		view.Warning = fmt.Sprintf("this file repeats the id %s of another note (a copy?); it is known by the id %s, which its next change saves", fileID, n.ID)
+	}
+	if fmErr != nil {
+		view.Warning = fmt.Sprintf("part of the frontmatter cannot be read as values (%v); frontmatter shows what could be read, content is as written", fmErr)
 	}
 	if err := n.FrontmatterError(); err != nil {
 		view.Warning = fmt.Sprintf("the frontmatter is not valid YAML (%v); content is shown as it is, and writes are refused until it is fixed", err)
@@ -341,11 +346,9 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 	}
 	after := ""
 	if a.Cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(a.Cursor)
-		if err != nil {
-			return nil, argErr("cursor", "is not a cursor this server gave")
+		if after, err = readListCursor(a.Cursor, dir, a.Tag); err != nil {
+			return nil, err
 		}
-		after = string(b)
 	}
 	ps := v.projectSet()
 	var folders, notes []Entry
@@ -394,9 +397,36 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 	end := min(start+a.Limit, len(all))
 	out.Entries = append(out.Entries, all[start:end]...)
 	if end < len(all) {
-		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(sortKey(all[end-1])))
+		out.NextCursor = listCursor(dir, a.Tag, sortKey(all[end-1]))
 	}
 	return out, nil
+}
+
+// A list_notes cursor is the sort key of the last entry given (the next
+// page starts after it, so entries added or removed meanwhile shift
+// nothing), bound to the folder and tag it was made for. It is checked,
+// not trusted: a forged or foreign cursor is an error naming it, never a
+// page that is silently empty or of another folder.
+const listCursorVersion = "l1"
+
+func listCursor(dir, tag, key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(listCursorVersion + "\x00" + dir + "\x00" + tag + "\x00" + key))
+}
+
+// readListCursor returns the sort key a cursor holds, if it is one
+// list_notes gave for this folder and tag.
+func readListCursor(cursor, dir, tag string) (string, error) {
+	bad := argErr("cursor", "is not a cursor list_notes gave for this folder and tag; list again without a cursor")
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	parts := strings.Split(string(b), "\x00")
+	if err != nil || len(parts) != 4 || parts[0] != listCursorVersion || parts[1] != dir || parts[2] != tag {
+		return "", bad
+	}
+	key := parts[3]
+	if len(key) < 2 || (key[0] != '0' && key[0] != '1') || strings.Contains(key, "/") || !utf8.ValidString(key) {
+		return "", bad
+	}
+	return key, nil
 }
 
 // sortKey orders folders before notes, then by name.

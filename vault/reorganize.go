@@ -50,6 +50,9 @@ func (v *Vault) destFolder(c Caller, arg, folder, mustScope string) (string, err
 	if err := v.noSymlinks(arg, dir); err != nil {
 		return "", err
 	}
+	if err := v.checkNewFolder(arg, dir); err != nil {
+		return "", err
+	}
 	if fi, err := os.Lstat(v.abs(dir)); err == nil && !fi.IsDir() {
 		return "", argErr(arg, "%q is a file, not a folder", folder)
 	}
@@ -95,8 +98,8 @@ func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, er
 	if to == p {
 		return nil, argErr("toPath", "the note is already in %q", toPath)
 	}
-	if _, err := os.Lstat(v.abs(to)); err == nil {
-		return nil, argErr("toPath", "%s already exists; nothing was moved", to)
+	if err := v.checkDest("toPath", to, p); err != nil {
+		return nil, err
 	}
 	e := v.newEdits(c)
 	n, err := e.note(p)
@@ -134,6 +137,10 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLink
 	if len(title) > 200 {
 		return nil, argErr("title", "is longer than 200 bytes")
 	}
+	name, err := titleFile("title", title)
+	if err != nil {
+		return nil, err
+	}
 	p, _, _, err := v.forWrite(c, ref, versionToken)
 	if err != nil {
 		return nil, err
@@ -147,10 +154,13 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLink
 	if old == title {
 		return nil, argErr("title", "the note is already titled %q", title)
 	}
-	to := strings.TrimPrefix(parentDir(p)+"/"+FileName(title), "/")
+	to := strings.TrimPrefix(parentDir(p)+"/"+name, "/")
 	if to != p {
-		if _, err := os.Lstat(v.abs(to)); err == nil && !strings.EqualFold(to, p) {
+		if v.otherEntry(to, p) {
 			return nil, argErr("title", "%s already exists; choose another title", to)
+		}
+		if err := v.checkNoTwin("title", parentDir(p), name, baseName(p)); err != nil {
+			return nil, err
 		}
 	}
 	if err := setTitle(n, old, title); err != nil {
@@ -260,6 +270,9 @@ func (v *Vault) RenameFolder(c Caller, project, path, name string) (*Moved, erro
 	if _, err := cleanRel("name", name); err != nil {
 		return nil, err
 	}
+	if err := safeNewName(name); err != nil {
+		return nil, argErr("name", "%v", err)
+	}
 	return v.relocateFolder(c, project, path, "", "", name)
 }
 
@@ -306,8 +319,8 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 	if dest == dir {
 		return nil, argErr("path", "the folder is already at %q", dest)
 	}
-	if _, err := os.Lstat(v.abs(dest)); err == nil {
-		return nil, argErr(orDefault(parentArg, "name"), "%s already exists; nothing was moved", dest)
+	if err := v.checkDest(orDefault(parentArg, "name"), dest, dir); err != nil {
+		return nil, err
 	}
 	files, err := v.folderFiles(dir)
 	if err != nil {

@@ -160,11 +160,12 @@ func fileNameFrom(text, id string) string {
 		_, size := utf8.DecodeLastRuneInString(title)
 		title = title[:len(title)-size]
 	}
-	name := strings.TrimSuffix(FileName(title), ".md")
-	if name == "" {
+	tail := " " + strings.ToLower(id[len(id)-6:])
+	name := fileStem(title)
+	if name == "" || windowsReserved(name+tail) { // "con.txt was..." is CON to Windows
 		name = "note"
 	}
-	return name + " " + strings.ToLower(id[len(id)-6:]) + ".md"
+	return name + tail + ".md"
 }
 
 // normWords is text for duplicate detection: case and spacing do not count.
@@ -309,6 +310,13 @@ type Dossier struct {
 
 const dossierNote = "Only items with level \"direct\" (explicit: true) hold the user's own captured words matching the question. \"related\" items were reached from a direct item through a link, a shared entity or a shared topic, and \"semantic\" items only resemble the question in meaning: never present either as something the user said about this."
 
+// Default and most evidence items of treaisure_search_memory (the seed's
+// "limit integer, 1-12, default 8").
+const (
+	DefaultMemoryItems = 8
+	MaxMemoryItems     = 12
+)
+
 // SearchMemory searches one space of c's captured thoughts, never both.
 func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space string, limit int) (*Dossier, error) {
 	if err := validText("question", question); err != nil {
@@ -323,10 +331,10 @@ func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space stri
 		return nil, argErr("space", "unknown space %q (personal or professional; one at a time)", space)
 	}
 	if limit == 0 {
-		limit = 8
+		limit = DefaultMemoryItems
 	}
-	if limit < 1 || limit > 12 {
-		return nil, argErr("limit", "must be between 1 and 12")
+	if limit < 1 || limit > MaxMemoryItems {
+		return nil, argErr("limit", "must be between 1 and %d", MaxMemoryItems)
 	}
 	out := &Dossier{Question: question, Space: space, Items: []Evidence{}, Note: dossierNote}
 	if c.Principal == "" {

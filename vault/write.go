@@ -134,6 +134,10 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	if title == "" {
 		return nil, nil, nil, argErr(prefix+"body", "has no leading level-1 heading: its first line must be '# Title'")
 	}
+	name, err := titleFile(prefix+"body", title)
+	if err != nil {
+		return nil, nil, err
+	}
 	if a.Type != "" && !typeRE.MatchString(a.Type) {
 		return nil, nil, nil, argErr(prefix+"type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
 	}
@@ -149,9 +153,12 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	p := strings.TrimPrefix(folder+"/"+FileName(title), "/")
+	p := strings.TrimPrefix(folder+"/"+name, "/")
 	if err := v.noSymlinks(prefix+"path", p); err != nil {
 		return nil, nil, nil, err
+	}
+	if err := v.checkNewFolder(prefix+"path", folder); err != nil {
+		return nil, nil, err
 	}
 	if _, err := os.Lstat(v.abs(p)); err == nil {
 		existing := ""
@@ -159,6 +166,9 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 			existing = " (id " + e.ID + ")"
 		}
 		return nil, nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
+	}
+	if err := v.checkNoTwin(prefix+"body", folder, name, ""); err != nil {
+		return nil, nil, err
 	}
 	n := &Note{Path: p, ID: NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
 	e := v.newEdits(c)
@@ -211,6 +221,7 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 	results := make([]BatchResult, len(notes))
 	var ok []*Note
 	taken := map[string]int{}
+	dirs := folderSpellings{}
 	size := 0
 	for i, a := range notes {
 		if a.Project == "" {
@@ -220,8 +231,10 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 		results[i] = BatchResult{Index: i}
 		n, _, _, err := v.prepareCreate(c, a, prefix)
 		if err == nil {
-			if j, dup := taken[strings.ToLower(n.Path)]; dup {
-				err = argErr(prefix+"body", "has the same title as notes[%d] in the same folder", j)
+			if j, dup := taken[foldName(n.Path)]; dup {
+				err = argErr(prefix+"body", "has the same title as notes[%d] in the same folder (case aside)", j)
+			} else if d := dirs.clash(parentDir(n.Path)); d != "" {
+				err = argErr(prefix+"path", "another note of this batch creates the folder %s, which differs only by case; use its spelling", d)
 			} else if size += len(a.Body); size > 8*MaxNoteBytes {
 				err = argErr(prefix+"body", "the batch would exceed %d bytes; send the rest in another call", 8*MaxNoteBytes)
 			}
@@ -230,7 +243,8 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 			results[i].Status, results[i].Error = "error", err.Error()
 			continue
 		}
-		taken[strings.ToLower(n.Path)] = i
+		taken[foldName(n.Path)] = i
+		dirs.add(parentDir(n.Path))
 		results[i].Status, results[i].ID, results[i].Path, results[i].Title = "ok", n.ID, n.Path, n.Title
 		ok = append(ok, n)
 	}

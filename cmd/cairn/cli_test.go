@@ -316,6 +316,11 @@ func TestSearchAndReindexTranscript(t *testing.T) {
 	if !strings.Contains(errOut, "mode") {
 		t.Fatalf("bad mode: %s", errOut)
 	}
+	for _, n := range []string{"0", "-3"} { // not silently the default
+		if _, errOut := run(t, false, "search", "--vault", v, "--limit", n, "x"); !strings.Contains(errOut, "--limit") {
+			t.Fatalf("--limit %s: %s", n, errOut)
+		}
+	}
 	out, errOut = run(t, true, "reindex", "--vault", v)
 	if !strings.Contains(out, "reindexed 62 notes") || !strings.Contains(errOut, "indexed: 62/62") {
 		t.Fatalf("reindex:\nstdout %s\nstderr %s", out, errOut)

@@ -21,6 +21,9 @@ func searchCmd() *cobra.Command {
 		Short: "Search the vault's notes as its owner (hybrid: words and meaning)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.Limit < 1 || a.Limit > vault.MaxSearchLimit {
+				return fmt.Errorf("--limit must be between 1 and %d", vault.MaxSearchLimit) // 0 is not "the default"
+			}
 			v, err := openVault(dir)
 			if err != nil {
 				return err
