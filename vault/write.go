@@ -136,7 +136,7 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	}
 	name, err := titleFile(prefix+"body", title)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if a.Type != "" && !typeRE.MatchString(a.Type) {
 		return nil, nil, nil, argErr(prefix+"type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
@@ -158,7 +158,7 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 		return nil, nil, nil, err
 	}
 	if err := v.checkNewFolder(prefix+"path", folder); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if _, err := os.Lstat(v.abs(p)); err == nil {
 		existing := ""
@@ -168,7 +168,7 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 		return nil, nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
 	}
 	if err := v.checkNoTwin(prefix+"body", folder, name, ""); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	n := &Note{Path: p, ID: NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
 	e := v.newEdits(c)
