@@ -76,9 +76,10 @@ type manifest struct {
 	Docs   map[string]*docMeta `json:"docs"`
 }
 
-// manifestFormat changes with the mapping or docMeta: an index made by
-// another format is rebuilt.
-const manifestFormat = 3
+// manifestFormat changes with the mapping, the analysis or docMeta: an
+// index made by another format is rebuilt, never mixed with the new
+// analysis. 4: words cut to maxTokenRunes before stemming.
+const manifestFormat = 4
 
 const seqKey = "cairn.seq"
 
@@ -169,7 +170,11 @@ func (ix *Index) openLexical() error {
 		return fmt.Errorf("open search index: %w", err)
 	}
 	os.Remove(ix.manifestFile())
-	b, err := bleve.NewUsing(ix.bleveDir(), indexMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, scorchConfig())
+	im, err := indexMapping()
+	if err != nil {
+		return err
+	}
+	b, err := bleve.NewUsing(ix.bleveDir(), im, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, scorchConfig())
 	if err != nil {
 		return fmt.Errorf("create search index: %w", err)
 	}

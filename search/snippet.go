@@ -157,10 +157,6 @@ func (ix *Index) MatchesIn(text, query string) bool {
 	return len(spans) > 0
 }
 
-func (ix *Index) analyzer(name string) analysis.Analyzer {
-	return ix.bleve.Mapping().AnalyzerNamed(name)
-}
-
 // excerpt renders body[start:end], widened to whole words, on one line,
 // with the spans in bold and an ellipsis where it cuts.
 func excerpt(body string, start, end int, spans []span) string {
