@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -137,6 +138,38 @@ func TestTruncateCountsAPrefixOnly(t *testing.T) {
 			if got != want {
 				t.Errorf("text %d, max %d: cut at %d bytes, counting the whole text cuts at %d", i, max, len(got), len(want))
 			}
+		}
+	}
+}
+
+// A note of 10,000 headings makes at most maxChunks chunks, in order,
+// covering every section, with headings cut to maxHeadingBytes.
+func TestChunksAreBoundedPerNote(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&b, "## Heading %d\n\nword%d\n\n", i, i)
+	}
+	b.WriteString("# " + strings.Repeat("long heading ", 100) + "\n\nlast words\n")
+	body := b.String()
+	cs := Chunks(body)
+	if len(cs) > maxChunks || len(cs) < maxChunks/2 {
+		t.Fatalf("%d chunks, want at most %d (and not far fewer)", len(cs), maxChunks)
+	}
+	for i, c := range cs {
+		if i > 0 && c.Start < cs[i-1].End {
+			t.Fatalf("chunk %d starts at %d, before the previous end %d", i, c.Start, cs[i-1].End)
+		}
+		if len(c.Heading) > maxHeadingBytes {
+			t.Fatalf("chunk %d keeps a heading of %d bytes", i, len(c.Heading))
+		}
+	}
+	for _, w := range []string{"word0", "word5000", "word9999", "last words"} {
+		found := false
+		for _, c := range cs {
+			found = found || strings.Contains(body[c.Start:c.End], w)
+		}
+		if !found {
+			t.Errorf("%q is in no chunk", w)
 		}
 	}
 }

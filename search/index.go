@@ -308,6 +308,7 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	if len(docs) == 0 && len(deletes) == 0 {
 		return nil
 	}
+	docs = boundedAll(docs)
 	b := ix.bleve.NewBatch()
 	for _, d := range docs {
 		if err := b.Index(d.Path, bleveDoc(d)); err != nil {
