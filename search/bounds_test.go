@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -90,5 +91,93 @@ func TestHostileDocumentIsIndexedWithinBounds(t *testing.T) {
 	ix.vec.mu.RUnlock()
 	if n == nil || len(n.chunks) == 0 || len(n.chunks) > maxChunks {
 		t.Fatalf("vectors of the hostile document: %+v", n)
+	}
+}
+
+// While a large document is being analysed, other updates and searches
+// go on: ApplyLarge holds no lock they take. The test holds the analysis
+// at its start (largeHook) until they are done; if they waited for it,
+// they would never finish.
+func TestLargeDocumentHoldsNothingUp(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), builtinT(t), nil)
+	defer ix.Close()
+	started, release := make(chan struct{}), make(chan struct{})
+	largeHook = func(string) {
+		close(started)
+		<-release
+	}
+	defer func() { largeHook = nil }()
+	big := &Doc{Path: "acme/big.md", Version: "1", Scope: "p:acme", Title: "Big", Body: strings.Repeat("mango words ", 50000)}
+	largeDone := make(chan error, 1)
+	go func() { largeDone <- ix.ApplyLarge(big) }()
+	<-started
+	others := make(chan error, 1)
+	go func() {
+		if err := ix.Apply(versioned(corpus), nil); err != nil {
+			others <- err
+			return
+		}
+		r, err := ix.Search(context.Background(), Query{Text: "kitten", Filter: Filter{Scopes: []string{"p:acme"}}})
+		if err == nil && (len(r.Hits) == 0 || r.Hits[0].Path != "acme/cats.md") {
+			err = fmt.Errorf("kitten: %v", paths(r))
+		}
+		if err == nil {
+			err = ix.Persist()
+		}
+		others <- err
+	}()
+	select {
+	case err := <-others:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("an update, a search or a save waited for a large document's analysis")
+	}
+	close(release)
+	if err := <-largeDone; err != nil {
+		t.Fatal(err)
+	}
+	r, _ := ix.Search(context.Background(), Query{Text: "mango", Mode: Lexical, Filter: Filter{Scopes: []string{"p:acme"}}})
+	if len(r.Hits) != 1 || r.Hits[0].Path != big.Path || ix.Version(big.Path) != "1" {
+		t.Fatalf("the large document once indexed: %v", paths(r))
+	}
+}
+
+// Close waits for an update in flight and refuses later ones; the index
+// reopens with everything that was applied.
+func TestCloseWaitsForUpdatesInFlightAndRefusesLaterOnes(t *testing.T) {
+	dir := t.TempDir()
+	ix, _ := openT(t, dir, nil, nil)
+	started, release := make(chan struct{}), make(chan struct{})
+	largeHook = func(string) {
+		close(started)
+		<-release
+	}
+	defer func() { largeHook = nil }()
+	large := make(chan error, 1)
+	go func() {
+		large <- ix.ApplyLarge(&Doc{Path: "a/big.md", Version: "1", Scope: "s", Title: "Big", Body: "papaya"})
+	}()
+	<-started
+	closed := make(chan error, 1)
+	go func() { closed <- ix.Close() }()
+	for !ix.closed.Load() {
+		time.Sleep(time.Millisecond) // Close has begun; the update is still held
+	}
+	close(release)
+	if err := <-large; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Apply([]*Doc{{Path: "a/late.md", Version: "1", Scope: "s", Body: "late"}}, nil); !errors.Is(err, errClosed) {
+		t.Fatalf("an update after Close: %v", err)
+	}
+	ix, _ = openT(t, dir, nil, nil)
+	defer ix.Close()
+	if ix.Rebuilt() != "" || ix.Version("a/big.md") != "1" {
+		t.Fatalf("reopened: rebuilt %q, big at version %q", ix.Rebuilt(), ix.Version("a/big.md"))
 	}
 }

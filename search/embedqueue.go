@@ -166,6 +166,9 @@ func (q *embedQueue) embed(taken map[string]*queued) error {
 	var texts []string
 	var where []piece
 	for p, e := range taken {
+		if err := q.ctx.Err(); err != nil {
+			return err // closing: loading 64 long notes would hold Close up
+		}
 		d := e.doc
 		if d == nil && ix.opts.Load != nil {
 			ld, err := ix.opts.Load(p)
