@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// errClosed is returned by updates that arrive after Close.
-var errClosed = errors.New("search index: closed")
+// ErrClosed is returned by updates that arrive after Close.
+var ErrClosed = errors.New("search index: closed")
 
 // batchSize bounds one Bleve batch (LIBRARY-NOTES.md: 500-2,000 is best).
 const batchSize = 1000
@@ -34,7 +34,7 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 		return nil
 	}
 	if !ix.enter() {
-		return errClosed
+		return ErrClosed
 	}
 	defer ix.gate.RUnlock()
 	docs = boundedAll(docs)
@@ -71,7 +71,7 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 // it again (or rebuilds).
 func (ix *Index) ApplyLarge(d *Doc) error {
 	if !ix.enter() {
-		return errClosed
+		return ErrClosed
 	}
 	defer ix.gate.RUnlock()
 	d = bounded(d)

@@ -172,7 +172,7 @@ func TestCloseWaitsForUpdatesInFlightAndRefusesLaterOnes(t *testing.T) {
 	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.Apply([]*Doc{{Path: "a/late.md", Version: "1", Scope: "s", Body: "late"}}, nil); !errors.Is(err, errClosed) {
+	if err := ix.Apply([]*Doc{{Path: "a/late.md", Version: "1", Scope: "s", Body: "late"}}, nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("an update after Close: %v", err)
 	}
 	ix, _ = openT(t, dir, nil, nil)
