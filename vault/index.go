@@ -40,8 +40,9 @@ type searchState struct {
 	// lane before its next note, and nothing new starts.
 	stopping atomic.Bool
 
-	laneMu sync.Mutex
-	lane   indexLane // long notes, indexed in the background (indexlane.go)
+	laneMu    sync.Mutex
+	lane      indexLane    // long notes, indexed in the background (indexlane.go)
+	searching atomic.Int32 // searches and recalls running, which the lane lets go first
 }
 
 // SearchLog receives the index's log lines (rebuilds, embedder failures).

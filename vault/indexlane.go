@@ -3,6 +3,7 @@ package vault
 import (
 	"errors"
 	"sort"
+	"time"
 
 	"github.com/cairn-dev/cairn/search"
 )
@@ -19,6 +20,13 @@ const largeNoteBytes = 64 << 10
 // indexLane is the background lane of long notes. A path in it (queued or
 // being indexed) goes on being updated through it only, so its updates
 // keep their order.
+// laneYield bounds how long the lane lets searches go first before each
+// note: on a 2-core machine a note's analysis takes one core for up to a
+// few hundred milliseconds, and a search running beside it loses half its
+// parallel scan. Under a constant stream of searches the lane still
+// indexes about one long note a second.
+const laneYield = time.Second
+
 type indexLane struct {
 	queued  map[string]bool // path → index even at the same version (its neighbours' text changed)
 	current string          // being indexed
@@ -88,10 +96,26 @@ func (v *Vault) runLane(idle chan struct{}) {
 		delete(s.lane.queued, p)
 		s.lane.current = p
 		s.laneMu.Unlock()
+		v.yieldToSearches()
 		if err := v.indexLarge(p, force); err != nil && !errors.Is(err, search.ErrClosed) {
 			SearchLog("search index: %s: %v", p, err)
 		}
 	}
+}
+
+// yieldToSearches waits, at most laneYield, until no search is running.
+func (v *Vault) yieldToSearches() {
+	deadline := time.Now().Add(laneYield)
+	for v.srch.searching.Load() > 0 && !v.srch.stopping.Load() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// searchRuns counts a search (or recall) while it runs, for the lane to
+// let it go first; call the returned function when it is done.
+func (v *Vault) searchRuns() func() {
+	v.srch.searching.Add(1)
+	return func() { v.srch.searching.Add(-1) }
 }
 
 // indexLarge brings one path of the lane up to date, then the notes next

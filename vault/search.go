@@ -149,6 +149,7 @@ func (v *Vault) planSearch(c Caller, a SearchArgs, queryArg string) (*searchPlan
 // private memory ("search before write" finds duplicates). Access is part
 // of the query, so nothing from elsewhere is scored, counted or shown.
 func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResult, error) {
+	defer v.searchRuns()()
 	plan, err := v.planSearch(c, a, "query")
 	if err != nil {
 		return nil, err
