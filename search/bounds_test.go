@@ -181,3 +181,30 @@ func TestCloseWaitsForUpdatesInFlightAndRefusesLaterOnes(t *testing.T) {
 		t.Fatalf("reopened: rebuilt %q, big at version %q", ix.Rebuilt(), ix.Version("a/big.md"))
 	}
 }
+
+// A snippet of a long body made of the query's word costs a bounded scan
+// (the window search grew with the square of the matches: seconds per hit
+// at 1 MiB), and the scan stops after maxAnalysed words that start like a
+// query word.
+func TestSnippetScanIsBounded(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), nil, nil)
+	defer ix.Close()
+	done := make(chan string, 1)
+	go func() { done <- ix.Snippet(strings.Repeat("banana ", 150000), "banana", nil) }()
+	select {
+	case s := <-done:
+		if !strings.Contains(s, "**banana**") {
+			t.Fatalf("snippet %q", s)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("a snippet of a 1 MiB body did not finish in 60 s")
+	}
+	near := strings.Repeat("bazooka ", maxAnalysed-1) + "banana"
+	if ix.FirstMatch(near, "banana") < 0 {
+		t.Error("a match within the scan's bound is found")
+	}
+	far := strings.Repeat("bazooka ", maxAnalysed) + "banana"
+	if ix.FirstMatch(far, "banana") >= 0 {
+		t.Error("the scan looks past maxAnalysed words")
+	}
+}
