@@ -19,8 +19,10 @@ import (
 // searchState is the vault's search index, opened on first use (a short
 // command-line operation never pays for it). The catalog records every
 // path it re-reads; before each search, and soon after each write, those
-// paths are re-read from disk and indexed, so a search always sees what
-// the catalog sees.
+// paths are re-read from disk and indexed, so a search sees what the
+// catalog sees. Notes over largeNoteBytes are the exception: they are
+// indexed in the background lane (indexlane.go), and searches do not wait
+// for them.
 type searchState struct {
 	once   sync.Once
 	ix     atomic.Pointer[search.Index] // set once open

@@ -186,6 +186,24 @@ func (v *Vault) reindexNeighbours(p string, qs []string) error {
 	return v.srch.ix.Load().Apply(v.searchDocs(short), nil)
 }
 
+// WaitIndexed waits, at most timeout, until the long notes queued for the
+// search index are indexed; it says whether they are. A short-lived
+// command (`cairn search`) calls it: it would otherwise close the vault,
+// and stop the lane, before they are.
+func (v *Vault) WaitIndexed(timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		v.waitLane()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
 // waitLane returns once the lane is idle (for Reindex, and tests).
 func (v *Vault) waitLane() {
 	for {
