@@ -222,6 +222,7 @@ func (v *Vault) NoteCount() int {
 // up to 64 KiB; longer ones are indexed in the background, and a search
 // does not wait for them (IndexPending says how many there are).
 func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, error) {
+	defer v.searchRuns()() // Search and Recall count their snippets and packing too
 	ix, err := v.searchIndexCtx(ctx)
 	if err != nil {
 		return nil, nil, err
