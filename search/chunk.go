@@ -16,6 +16,16 @@ type Chunk struct {
 // less the more words it averages.
 const maxChunkWords = 160
 
+// maxChunks bounds a note's chunks (its vectors, the embedder's calls and
+// the scan's rows): a note of 10,000 headings made 10,000 chunks. Past it,
+// neighbouring chunks are merged, so the whole body is still embedded. A
+// 1 MiB body of prose makes about 1,100 chunks, merged in pairs.
+const maxChunks = 512
+
+// maxHeadingBytes of a heading are kept with its chunks (embedded with
+// each, and stored in the vectors file).
+const maxHeadingBytes = 200
+
 // Chunks cuts a Markdown body at its ATX headings (not inside fenced
 // code), then cuts sections longer than maxChunkWords at paragraph breaks,
 // or at a word when one paragraph is longer still. Empty sections are
@@ -56,7 +66,22 @@ func Chunks(body string) []Chunk {
 
 	var out []Chunk
 	for _, s := range secs {
-		out = append(out, splitSection(body, s.start, s.end, s.heading)...)
+		out = append(out, splitSection(body, s.start, s.end, cutBytes(s.heading, maxHeadingBytes))...)
+	}
+	return mergeChunks(out, maxChunks)
+}
+
+// mergeChunks merges runs of neighbouring chunks so that at most max are
+// left; a merged chunk spans its run and keeps its first heading.
+func mergeChunks(cs []Chunk, max int) []Chunk {
+	if len(cs) <= max {
+		return cs
+	}
+	per := (len(cs) + max - 1) / max
+	out := make([]Chunk, 0, max)
+	for i := 0; i < len(cs); i += per {
+		last := cs[min(i+per, len(cs))-1]
+		out = append(out, Chunk{Start: cs[i].Start, End: last.End, Heading: cs[i].Heading})
 	}
 	return out
 }

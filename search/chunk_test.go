@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,98 @@ func TestTruncateNeverExceeds(t *testing.T) {
 	}
 	if Tokens("hello world") != 2 {
 		t.Errorf("o200k: %d tokens for 'hello world'", Tokens("hello world"))
+	}
+}
+
+// truncateWhole is Truncate as it was, counting the whole text: the
+// reference the bounded one must agree with.
+func truncateWhole(s string, max int) string {
+	if max <= 0 {
+		return ""
+	}
+	if Tokens(s) <= max {
+		return s
+	}
+	words := strings.SplitAfter(s, " ")
+	lo, hi := 0, len(words)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if Tokens(strings.Join(words[:mid], "")+"…") <= max {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if lo == 0 {
+		rs := []rune(s)
+		lo, hi = 0, len(rs)
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if Tokens(string(rs[:mid])+"…") <= max {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		if lo == 0 {
+			return ""
+		}
+		return string(rs[:lo]) + "…"
+	}
+	return strings.TrimRight(strings.Join(words[:lo], ""), " ") + "…"
+}
+
+// Truncate counts only a prefix a little longer than the budget, and cuts
+// exactly where counting the whole text would.
+func TestTruncateCountsAPrefixOnly(t *testing.T) {
+	texts := []string{
+		strings.Repeat("Décision: we roll back the deploy when p99 > 2 s. ", 400),
+		strings.Repeat("y", 20000),
+		strings.Repeat("Y", 20000),
+		strings.Repeat(" ", 50000) + "x",
+		strings.Repeat("[[n1]] ", 5000),
+		strings.Repeat("## Heading\n\nword\n\n", 2000),
+		strings.Repeat("東京の会議で決めたこと。", 2000),
+		"short text",
+	}
+	for i, text := range texts {
+		for _, max := range []int{1, 5, 17, 100, 1000, 6000} {
+			got, want := Truncate(text, max), truncateWhole(text, max)
+			if got != want {
+				t.Errorf("text %d, max %d: cut at %d bytes, counting the whole text cuts at %d", i, max, len(got), len(want))
+			}
+		}
+	}
+}
+
+// A note of 10,000 headings makes at most maxChunks chunks, in order,
+// covering every section, with headings cut to maxHeadingBytes.
+func TestChunksAreBoundedPerNote(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&b, "## Heading %d\n\nword%d\n\n", i, i)
+	}
+	b.WriteString("# " + strings.Repeat("long heading ", 100) + "\n\nlast words\n")
+	body := b.String()
+	cs := Chunks(body)
+	if len(cs) > maxChunks || len(cs) < maxChunks/2 {
+		t.Fatalf("%d chunks, want at most %d (and not far fewer)", len(cs), maxChunks)
+	}
+	for i, c := range cs {
+		if i > 0 && c.Start < cs[i-1].End {
+			t.Fatalf("chunk %d starts at %d, before the previous end %d", i, c.Start, cs[i-1].End)
+		}
+		if len(c.Heading) > maxHeadingBytes {
+			t.Fatalf("chunk %d keeps a heading of %d bytes", i, len(c.Heading))
+		}
+	}
+	for _, w := range []string{"word0", "word5000", "word9999", "last words"} {
+		found := false
+		for _, c := range cs {
+			found = found || strings.Contains(body[c.Start:c.End], w)
+		}
+		if !found {
+			t.Errorf("%q is in no chunk", w)
+		}
 	}
 }

@@ -28,9 +28,14 @@ type queued struct {
 	doc *Doc // its text, or nil to load it
 }
 
-// keepText bounds how many queued documents keep their text in memory; the
-// others are read again through Options.Load when their turn comes.
-const keepText = 2000
+// keepText bounds how many queued documents keep their text in memory,
+// and keepTextBytes how long that text may be; the others are read again
+// through Options.Load when their turn comes (2,000 queued 1 MiB notes
+// must not hold 2 GB).
+const (
+	keepText      = 2000
+	keepTextBytes = 64 << 10
+)
 
 // embedBatch is how many chunks go to the embedder at once.
 const embedBatch = 64
@@ -44,7 +49,7 @@ func newEmbedQueue(ix *Index) *embedQueue {
 
 func (q *embedQueue) add(p string, d *Doc) {
 	q.mu.Lock()
-	if d != nil && len(q.pending) >= keepText {
+	if d != nil && (len(q.pending) >= keepText || len(d.Body) > keepTextBytes) {
 		d = nil
 	}
 	q.pending[p] = &queued{doc: d}
@@ -161,11 +166,14 @@ func (q *embedQueue) embed(taken map[string]*queued) error {
 	var texts []string
 	var where []piece
 	for p, e := range taken {
+		if err := q.ctx.Err(); err != nil {
+			return err // closing: loading 64 long notes would hold Close up
+		}
 		d := e.doc
 		if d == nil && ix.opts.Load != nil {
 			ld, err := ix.opts.Load(p)
-			if err == nil {
-				d = ld
+			if err == nil && ld != nil {
+				d = bounded(ld)
 			}
 		}
 		ix.mu.RLock()
@@ -215,7 +223,8 @@ func (q *embedQueue) embed(taken map[string]*queued) error {
 }
 
 // chunkText is what is embedded for a chunk: the note's title and the
-// section's heading give the section its context.
+// section's heading give the section its context. Both are bounded
+// (maxTitleBytes, maxHeadingBytes): each chunk repeats them.
 func chunkText(d *Doc, c Chunk) string {
 	var b strings.Builder
 	b.WriteString(d.Title)

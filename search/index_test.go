@@ -27,7 +27,9 @@ func builtinT(t testing.TB) Embedder {
 func openT(t testing.TB, dir string, emb Embedder, load func(string) (*Doc, error)) (*Index, *logBuf) {
 	t.Helper()
 	lb := &logBuf{}
-	ix, err := Open(dir, Options{Embedder: emb, Load: load, Logf: lb.logf})
+	// Close waits up to 30 s for Bleve's disk writes, not 1 s: tests that
+	// reopen an index expect to find it, however loaded the machine.
+	ix, err := Open(dir, Options{Embedder: emb, Load: load, Logf: lb.logf, CloseWait: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,11 @@ var langs = []string{"en", "fr"}
 // than one word deep in a body.
 var fieldBoost = map[string]float64{fTitle: 3, fAliases: 2.5, fBody: 1, fMeta: 0.6, fContext: 1, fPathTxt: 0.8, fTags: 2, fType: 1}
 
-func indexMapping() mapping.IndexMapping {
+func indexMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
+	if err := addAnalyzers(im); err != nil {
+		return nil, err
+	}
 	im.ScoringModel = "bm25"
 	im.DefaultAnalyzer = "standard"
 	dm := bleve.NewDocumentMapping()
@@ -64,7 +67,7 @@ func indexMapping() mapping.IndexMapping {
 	}
 	for _, base := range textFields {
 		for _, l := range langs {
-			dm.AddFieldMappingsAt(base+"_"+l, text(l))
+			dm.AddFieldMappingsAt(base+"_"+l, text(langAnalyzer[l]))
 		}
 	}
 	dm.AddFieldMappingsAt(fPathTxt, text("standard"))
@@ -76,7 +79,7 @@ func indexMapping() mapping.IndexMapping {
 	df.IncludeInAll = false
 	dm.AddFieldMappingsAt(fDate, df)
 	im.DefaultMapping = dm
-	return im
+	return im, nil
 }
 
 // bleveDoc is what Bleve indexes for a Doc.

@@ -16,6 +16,16 @@ import (
 // snippetBytes is about how long a snippet is.
 const snippetBytes = 260
 
+// Bounds on the work of finding matches in a body: the scan stops after
+// maxSpans matches or maxAnalysed analysed words (those that start like a
+// query word). A note of up to 64 KiB never reaches them; a 1 MiB note of
+// one query word repeated cost seconds per hit (and the window search
+// grew with the square of the matches).
+const (
+	maxSpans    = 1000
+	maxAnalysed = 20000
+)
+
 type span struct{ start, end int }
 
 // Snippet is the part of body that best matches query: the window holding
@@ -27,7 +37,7 @@ func (ix *Index) Snippet(body, query string, hint *Chunk) string {
 	if c := ContentWords(query); c != "" {
 		query = c // "the" and "de" are not what a reader looks for
 	}
-	spans, terms := ix.matches(body, query)
+	spans, terms := ix.matches(body, query, maxSpans)
 	if len(spans) == 0 {
 		start, end := 0, len(body)
 		if hint != nil && hint.End <= len(body) && hint.Start < hint.End {
@@ -35,28 +45,51 @@ func (ix *Index) Snippet(body, query string, hint *Chunk) string {
 		}
 		return excerpt(body, start, min(end, start+snippetBytes), nil)
 	}
+	// Each window starts 40 bytes before a match; only the matches from
+	// its start to its end are looked at (spans are in order).
 	bestStart, bestScore := spans[0].start, -1
-	for _, a := range spans {
+	seen := map[int]int{} // term → the window that last counted it
+	first := 0
+	for w, a := range spans {
 		from := max(0, a.start-40)
-		seen := map[int]bool{}
-		for _, s := range spans {
-			if s.start >= from && s.end <= from+snippetBytes {
-				seen[terms[s]] = true
+		for spans[first].start < from {
+			first++
+		}
+		n := 0
+		for _, s := range spans[first:] {
+			if s.start > from+snippetBytes {
+				break
+			}
+			if t := terms[s]; s.end <= from+snippetBytes && seen[t] != w+1 {
+				seen[t] = w + 1
+				n++
 			}
 		}
-		if len(seen) > bestScore {
-			bestStart, bestScore = from, len(seen)
+		if n > bestScore {
+			bestStart, bestScore = from, n
 		}
 	}
 	return excerpt(body, bestStart, min(len(body), bestStart+snippetBytes), spans)
 }
 
+// FirstMatch is the offset in body of the first word matching a query
+// term (as Snippet matches them), or -1; it looks no further than
+// Snippet does.
+func (ix *Index) FirstMatch(body, query string) int {
+	spans, _ := ix.matches(body, query, 1)
+	if len(spans) == 0 {
+		return -1
+	}
+	return spans[0].start
+}
+
 // matches finds the byte spans of body whose analysed term is one of the
-// query's, in either language; terms numbers each span's query term.
-// Analysing a whole body twice per hit was most of a search's time, so
-// the body is cut into words by hand and only the words that start like
-// a query word (two letters, case and accents folded) are analysed.
-func (ix *Index) matches(body, query string) ([]span, map[span]int) {
+// query's, in either language, in order; terms numbers each span's query
+// term. Analysing a whole body twice per hit was most of a search's time,
+// so the body is cut into words by hand and only the words that start
+// like a query word (two letters, case and accents folded) are analysed.
+// It stops after limit spans, or maxAnalysed analysed words.
+func (ix *Index) matches(body, query string, limit int) ([]span, map[span]int) {
 	terms := map[span]int{}
 	var spans []span
 	type lang struct {
@@ -90,7 +123,8 @@ func (ix *Index) matches(body, query string) ([]span, map[span]int) {
 	if len(ls) == 0 {
 		return nil, terms
 	}
-	for start := 0; start < len(body); {
+	analysed := 0
+	for start := 0; start < len(body) && len(spans) < limit && analysed < maxAnalysed; {
 		r, size := utf8.DecodeRuneInString(body[start:])
 		if !isWordRune(r) {
 			start += size
@@ -107,6 +141,7 @@ func (ix *Index) matches(body, query string) ([]span, map[span]int) {
 		word := strings.TrimRight(body[start:end], "'’")
 		_, elided, ok := strings.Cut(strings.ReplaceAll(word, "’", "'"), "'")
 		if prefixes[prefix2(word, &it)] || ok && prefixes[prefix2(elided, &it)] {
+			analysed++
 			for _, l := range ls {
 				for _, t := range l.a.Analyze([]byte(word)) {
 					if tid, ok := l.want[string(t.Term)]; ok {
@@ -151,14 +186,10 @@ func prefix2(w string, it *norm.Iter) string {
 	return string(f[:end])
 }
 
-// MatchesIn reports whether text holds any of query's terms.
+// MatchesIn reports whether text holds any of query's terms (looking no
+// further than Snippet does).
 func (ix *Index) MatchesIn(text, query string) bool {
-	spans, _ := ix.matches(text, query)
-	return len(spans) > 0
-}
-
-func (ix *Index) analyzer(name string) analysis.Analyzer {
-	return ix.bleve.Mapping().AnalyzerNamed(name)
+	return ix.FirstMatch(text, query) >= 0
 }
 
 // excerpt renders body[start:end], widened to whole words, on one line,

@@ -3,6 +3,7 @@ package search
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer/codec"
 )
@@ -39,14 +40,22 @@ func Tokens(s string) int {
 
 // Truncate returns the longest prefix of s, cut at a word boundary and
 // ending in "…", that fits in max tokens ("" when even that does not fit).
+// Its cost follows max, not the length of s: only a prefix holding a
+// little more than max tokens is ever counted (recall cut a 1 MiB note to
+// a 2,000-token budget by counting the whole note some twenty times:
+// seconds per note).
 func Truncate(s string, max int) string {
 	if max <= 0 {
 		return ""
 	}
-	if Tokens(s) <= max {
+	if len(s) <= max {
+		return s // a token is at least one byte
+	}
+	s, whole := prefixOver(s, max)
+	if whole {
 		return s
 	}
-	// Binary search on word boundaries.
+	// s holds more than max tokens. Binary search on word boundaries.
 	words := strings.SplitAfter(s, " ")
 	lo, hi := 0, len(words) // lo fits, hi does not
 	for hi-lo > 1 {
@@ -75,4 +84,21 @@ func Truncate(s string, max int) string {
 		return string(rs[:lo]) + "…"
 	}
 	return strings.TrimRight(strings.Join(words[:lo], ""), " ") + "…"
+}
+
+// prefixOver returns the shortest prefix of s, among lengths growing by
+// doubling from about 4 bytes a token, that holds more than max tokens;
+// or s itself and true when all of s fits. Any cut that fits max tokens
+// lies inside that prefix.
+func prefixOver(s string, max int) (string, bool) {
+	for n := 4*max + 64; n < len(s); n *= 2 {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if Tokens(s[:cut]) > max {
+			return s[:cut], false
+		}
+	}
+	return s, Tokens(s) <= max
 }

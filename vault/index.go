@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,21 +19,32 @@ import (
 // searchState is the vault's search index, opened on first use (a short
 // command-line operation never pays for it). The catalog records every
 // path it re-reads; before each search, and soon after each write, those
-// paths are re-read from disk and indexed, so a search always sees what
-// the catalog sees.
+// paths are re-read from disk and indexed, so a search sees what the
+// catalog sees. Notes over largeNoteBytes are the exception: they are
+// indexed in the background lane (indexlane.go), and searches do not wait
+// for them.
 type searchState struct {
 	once   sync.Once
 	ix     atomic.Pointer[search.Index] // set once open
 	err    error
 	notice string // why semantic search is off, when configured but broken
 
-	// mu serialises index updates. Lock order: mu, then catMu (and what
-	// follows catMu).
+	// mu serialises index updates (but not the lane's long notes). Lock
+	// order: mu, then catMu (and what follows catMu); laneMu is taken
+	// last, with nothing taken under it.
 	mu       sync.Mutex
 	projects *projectSet // the project set the scopes were computed with
 	closed   bool
 	progress func(done, total int) // told of a full sync's progress
 	soon     atomic.Bool           // a background update is scheduled
+	ready    atomic.Bool           // the index is open and its first sync done
+	// stopping: Close has begun. A full sync stops at its next step, the
+	// lane before its next note, and nothing new starts.
+	stopping atomic.Bool
+
+	laneMu    sync.Mutex
+	lane      indexLane    // long notes, indexed in the background (indexlane.go)
+	searching atomic.Int32 // searches and recalls running, which the lane lets go first
 }
 
 // SearchLog receives the index's log lines (rebuilds, embedder failures).
@@ -70,6 +82,7 @@ func (v *Vault) SearchIndex() (*search.Index, error) {
 			return
 		}
 		ix.QueueMissingVectors()
+		v.srch.ready.Store(true)
 	})
 	if v.srch.err != nil {
 		return nil, v.srch.err
@@ -81,9 +94,38 @@ func (v *Vault) SearchIndex() (*search.Index, error) {
 	return ix, nil
 }
 
-// closeIndex waits for an opening in progress, then closes the index.
+// searchIndexCtx is SearchIndex for a caller that stops waiting when ctx
+// ends: a search asked while the index is being built (seconds per
+// 10,000 notes) must not hold a shutdown up. The build goes on.
+func (v *Vault) searchIndexCtx(ctx context.Context) (*search.Index, error) {
+	if v.srch.ready.Load() {
+		return v.SearchIndex()
+	}
+	type opened struct {
+		ix  *search.Index
+		err error
+	}
+	c := make(chan opened, 1)
+	go func() {
+		ix, err := v.SearchIndex()
+		c <- opened{ix, err}
+	}()
+	select {
+	case o := <-c:
+		return o.ix, o.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("search index: still being built: %w", ctx.Err())
+	}
+}
+
+// closeIndex stops the work in progress at its next step (a first build,
+// the lane of long notes: each step is bounded), then closes the index.
 func (v *Vault) closeIndex() error {
+	v.srch.laneMu.Lock()
+	v.srch.stopping.Store(true) // under laneMu: the lane starts no worker now
+	v.srch.laneMu.Unlock()
 	v.srch.once.Do(func() {})
+	v.waitLane()
 	v.srch.mu.Lock()
 	defer v.srch.mu.Unlock()
 	if v.srch.closed {
@@ -118,6 +160,7 @@ func (v *Vault) Reindex(progress func(stage string, done, total int)) error {
 	if err != nil {
 		return err
 	}
+	v.waitLane()
 	total := ix.VectorsPending()
 	for n := total; n > 0; n = ix.VectorsPending() {
 		if progress != nil {
@@ -138,7 +181,7 @@ func (v *Vault) syncIndex(full bool) error {
 	ix := v.srch.ix.Load()
 	v.srch.mu.Lock()
 	defer v.srch.mu.Unlock()
-	if v.srch.closed {
+	if v.srch.closed || v.srch.stopping.Load() {
 		return nil
 	}
 	ps := v.projectSet()
@@ -172,7 +215,12 @@ func (v *Vault) syncIndex(full bool) error {
 		}
 	}
 	v.cat.changed = map[string]bool{}
+	// Long notes, and paths the lane holds, go to the lane.
+	var long []string
+	todo, long = v.splitLong(todo, long)
+	gone, long = v.splitLong(gone, long)
 	v.catMu.Unlock()
+	v.queueLarge(long, false)
 	if len(todo) == 0 && len(gone) == 0 {
 		return nil
 	}
@@ -205,8 +253,13 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 	if err := ix.Apply(nil, gone); err != nil {
 		return err
 	}
-	const step = 2000
+	// A step of 500 notes takes a fraction of a second: Close waits for
+	// one at most.
+	const step = 500
 	for i := 0; i < len(todo); i += step {
+		if v.srch.stopping.Load() {
+			return nil // the next start's sync does the rest
+		}
 		docs := v.searchDocs(todo[i:min(i+step, len(todo))])
 		for _, d := range docs {
 			for _, q := range d.Sequence {
@@ -220,17 +273,35 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 			v.srch.progress(min(i+step, len(todo)), len(todo))
 		}
 	}
-	var extra []string
+	var extra, long []string
+	v.catMu.Lock()
 	for q := range neighbours {
-		if !done[q] && v.entry(q, false) != nil {
+		if !done[q] && v.cat.entries[q] != nil {
 			extra = append(extra, q)
 		}
 	}
+	extra, long = v.splitLong(extra, long)
+	v.catMu.Unlock()
+	v.queueLarge(long, true) // their context changed, not their version
 	sort.Strings(extra)
 	if len(extra) == 0 {
 		return nil
 	}
 	return ix.Apply(v.searchDocs(extra), nil)
+}
+
+// splitLong moves the paths of long notes, and those the lane holds, from
+// paths to long. The caller holds catMu.
+func (v *Vault) splitLong(paths, long []string) ([]string, []string) {
+	keep := paths[:0]
+	for _, p := range paths {
+		if isLarge(v.cat.entries[p]) || v.inLane(p) {
+			long = append(long, p)
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	return keep, long
 }
 
 // indexSoon schedules an index update in the background (after a write),

@@ -78,6 +78,7 @@ type candidate struct {
 // neighbours in the link graph, and the caller's own private memory, each
 // excerpt with its source. The context never exceeds the budget.
 func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, budget int) (*RecallResult, error) {
+	defer v.searchRuns()()
 	if budget == 0 {
 		budget = DefaultRecallBudget
 	}
@@ -243,9 +244,13 @@ func excerptFor(ix *search.Index, body, topic string, chunk *search.Chunk) strin
 	if chunk != nil && chunk.Start < chunk.End && chunk.End <= len(body) {
 		return strings.TrimSpace(body[chunk.Start:])
 	}
-	for _, c := range search.Chunks(body) {
-		if ix.MatchesIn(body[c.Start:c.End], topic) {
-			return strings.TrimSpace(body[c.Start:])
+	// The body is scanned for a match once (as far as a snippet looks),
+	// not once per chunk.
+	if at := ix.FirstMatch(body, topic); at >= 0 {
+		for _, c := range search.Chunks(body) {
+			if at < c.End {
+				return strings.TrimSpace(body[c.Start:])
+			}
 		}
 	}
 	return strings.TrimSpace(body)

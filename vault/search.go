@@ -48,11 +48,15 @@ type SearchResult struct {
 	Query string `json:"query"`
 	// Mode is what ran; Requested what was asked (they differ when vectors
 	// are unavailable, and Notice says why).
-	Mode           string      `json:"mode"`
-	Requested      string      `json:"requestedMode"`
-	Notice         string      `json:"notice,omitempty"`
-	VectorsPending int         `json:"vectorsPending,omitempty"`
-	Results        []SearchHit `json:"results"`
+	Mode           string `json:"mode"`
+	Requested      string `json:"requestedMode"`
+	Notice         string `json:"notice,omitempty"`
+	VectorsPending int    `json:"vectorsPending,omitempty"`
+	// IndexPending counts the notes the caller may read that are still
+	// being indexed in the background (notes over 64 KiB, one at a time):
+	// until they are, neither list finds them.
+	IndexPending int         `json:"indexPending,omitempty"`
+	Results      []SearchHit `json:"results"`
 }
 
 // searchPlan is a validated search.
@@ -145,6 +149,7 @@ func (v *Vault) planSearch(c Caller, a SearchArgs, queryArg string) (*searchPlan
 // private memory ("search before write" finds duplicates). Access is part
 // of the query, so nothing from elsewhere is scored, counted or shown.
 func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResult, error) {
+	defer v.searchRuns()()
 	plan, err := v.planSearch(c, a, "query")
 	if err != nil {
 		return nil, err
@@ -153,7 +158,7 @@ func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResu
 	if err != nil {
 		return nil, err
 	}
-	out := &SearchResult{Query: a.Query, Mode: string(res.Mode), Requested: string(plan.q.Mode), Notice: res.Notice, VectorsPending: res.VectorsPending, Results: []SearchHit{}}
+	out := &SearchResult{Query: a.Query, Mode: string(res.Mode), Requested: string(plan.q.Mode), Notice: res.Notice, VectorsPending: res.VectorsPending, IndexPending: v.indexPending(plan.q.Filter.Scopes), Results: []SearchHit{}}
 	if res.Mode != plan.q.Mode && v.srch.notice != "" {
 		out.Notice = v.srch.notice + "; ran lexically" // a broken embedder setting
 	}
@@ -213,9 +218,12 @@ func (v *Vault) NoteCount() int {
 }
 
 // runSearch runs a query on the index, brought up to date with every note
-// the catalog has seen first, so a search never misses a write.
+// the catalog has seen first, so a search never misses a write of a note
+// up to 64 KiB; longer ones are indexed in the background, and a search
+// does not wait for them (IndexPending says how many there are).
 func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, error) {
-	ix, err := v.SearchIndex()
+	defer v.searchRuns()() // Search and Recall count their snippets and packing too
+	ix, err := v.searchIndexCtx(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

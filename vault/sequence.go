@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
@@ -33,7 +34,9 @@ func (v *Vault) sequenceOf(p string, n *Note) []string {
 	seen := map[string]bool{p: true}
 	var out []string
 	add := func(q string) {
-		if q == "" || seen[q] {
+		// At most search.MaxSequence: each neighbour's text is read into
+		// p's entry, and each is re-indexed when p changes.
+		if q == "" || seen[q] || len(out) >= search.MaxSequence {
 			return
 		}
 		if qs, _, _ := v.scopeOf(q); qs != scope {
@@ -45,7 +48,7 @@ func (v *Vault) sequenceOf(p string, n *Note) []string {
 		}
 	}
 	for _, l := range n.TypedLinks() {
-		if !sequenceTypes[l.Type] {
+		if !sequenceTypes[l.Type] || len(out) >= search.MaxSequence {
 			continue
 		}
 		if r := g.Resolve(l.Target); r.Status == wikilinks.Resolved {

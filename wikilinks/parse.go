@@ -47,6 +47,10 @@ func Parse(body []byte) []Link {
 	if !bytes.Contains(body, []byte("[[")) {
 		return nil
 	}
+	return parse(neutralise(body)) // bounded parsing, same links, same offsets (guard.go)
+}
+
+func parse(body []byte) []Link {
 	doc := md.Parser().Parse(text.NewReader(body))
 	var out []Link
 	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -30,13 +30,15 @@ func searchCmd() *cobra.Command {
 			}
 			defer v.Close()
 			a.Query = strings.Join(args, " ")
-			// A short-lived process: let the vectors of notes changed since
-			// the last run be made first (the builtin embedder makes
-			// thousands a second), so hybrid is hybrid.
+			// A short-lived process: let the notes over 64 KiB and the
+			// vectors of notes changed since the last run be indexed first
+			// (the builtin embedder makes thousands a second), so the
+			// search sees every note and hybrid is hybrid.
 			ix, err := v.SearchIndex()
 			if err != nil {
 				return err
 			}
+			v.WaitIndexed(time.Minute)
 			ix.WaitVectors(time.Minute)
 			res, err := v.Search(cmd.Context(), humanCaller(v, "search"), a)
 			if err != nil {

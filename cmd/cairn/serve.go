@@ -159,7 +159,7 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	if err != nil {
 		return err
 	}
-	defer v.Close()
+	defer closeWithin(v, closeBudget)
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
 	report := func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }
 	for _, r := range v.Recoveries() {
@@ -248,6 +248,28 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		hs.Close()
 	}
 	return nil
+}
+
+// closeBudget bounds the vault's Close when the server stops: SIGTERM
+// must end it within 2 s, and HTTP requests in flight get 1 s of that.
+// Close stops the index's work at its next step (a few hundred
+// milliseconds at most) and waits at most search.DefaultCloseWait for
+// Bleve's disk writes; past the budget the process exits anyway. Every
+// file is written whole or not at all, and the search index, derived
+// state, is checked against its manifest at the next start.
+const closeBudget = 800 * time.Millisecond
+
+func closeWithin(v *vault.Vault, d time.Duration) {
+	done := make(chan error, 1)
+	go func() { done <- v.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cairn: close:", err)
+		}
+	case <-time.After(d):
+		fmt.Fprintf(os.Stderr, "cairn: still saving after %s; exiting (the search index is checked at the next start)\n", d)
+	}
 }
 
 func loopback(addr string) bool {
