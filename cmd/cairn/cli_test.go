@@ -443,3 +443,14 @@ func TestDoctorFixTranscript(t *testing.T) {
 	}
 	git(t, v, "fsck", "--strict", "--no-dangling")
 }
+
+func TestServeRefusesAQuietPeriodTooShortToTellASaveInProgress(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", v)
+	for _, bad := range []string{"10ms", "-1s"} {
+		_, errOut := run(t, false, "serve", "--vault", v, "--commit-after", bad)
+		if !strings.Contains(errOut, "--commit-after: "+bad) || !strings.Contains(errOut, "under 100ms") {
+			t.Fatalf("--commit-after %s: %s", bad, errOut)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
 )
 
@@ -127,28 +128,14 @@ func parseBytes(s string) (int64, error) {
 
 // serve runs until ctx ends. ready, when set, receives the HTTP address.
 func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
-	if err := needVault(o.vault); err != nil {
+	if err := o.check(); err != nil {
 		return err
-	}
-	if o.noAuth && o.http == "" {
-		return errors.New("--no-auth applies to --http only (stdio already serves the local owner)")
-	}
-	if o.token != "" && o.http != "" && os.Getenv("CAIRN_TOKEN") != o.token {
-		return errors.New("--token applies to stdio only (over HTTP each client sends its own bearer token)")
-	}
-	for _, t := range o.toolsets {
-		if !contains(mcptools.AllToolsets, t) {
-			return fmt.Errorf("--toolsets: %q is not one of %s", t, strings.Join(mcptools.AllToolsets, ", "))
-		}
 	}
 	var ln net.Listener
 	ho, err := o.httpOptions()
-	if o.http != "" && err != nil {
-		return err
-	}
 	if o.http != "" {
-		if o.noAuth && !loopback(o.http) {
-			return fmt.Errorf("--no-auth is refused on %s: it serves everything without a token, so it listens on loopback only (127.0.0.1, ::1, localhost)", o.http)
+		if err != nil {
+			return err
 		}
 		if ln, err = net.Listen("tcp", o.http); err != nil {
 			return fmt.Errorf("listen on %s: %w", o.http, err)
@@ -162,18 +149,54 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	defer closeWithin(v, closeBudget)
 	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
 	report := func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }
+	startBackground(ctx, v, o, report)
+	owner := mcptools.OwnerIdentity(v.Owner(), o.toolsets)
+	if ln == nil {
+		return serveStdio(ctx, v, srv, o, owner)
+	}
+	if o.noAuth {
+		ho.NoAuth = &owner
+		fmt.Fprintf(os.Stderr, "cairn: WARNING: --no-auth: every request acts as %s without a token (test mode)\n", owner.Principal)
+	}
+	return serveHTTP(ctx, ln, v, mcptools.NewHTTPService(srv, mcptools.NewTokenStore(v.Root()), ho), ready)
+}
+
+// check refuses flags that contradict each other, naming them.
+func (o serveOptions) check() error {
+	if err := needVault(o.vault); err != nil {
+		return err
+	}
+	if o.noAuth && o.http == "" {
+		return errors.New("--no-auth applies to --http only (stdio already serves the local owner)")
+	}
+	if o.noAuth && !loopback(o.http) {
+		return fmt.Errorf("--no-auth is refused on %s: it serves everything without a token, so it listens on loopback only (127.0.0.1, ::1, localhost)", o.http)
+	}
+	if o.token != "" && o.http != "" && os.Getenv("CAIRN_TOKEN") != o.token {
+		return errors.New("--token applies to stdio only (over HTTP each client sends its own bearer token)")
+	}
+	if o.quiet != 0 && o.quiet < minQuiet {
+		return fmt.Errorf("--commit-after: %s is under %s; a save in progress must be told from a finished one", o.quiet, minQuiet)
+	}
+	for _, t := range o.toolsets {
+		if !contains(mcptools.AllToolsets, t) {
+			return fmt.Errorf("--toolsets: %q is not one of %s", t, strings.Join(mcptools.AllToolsets, ", "))
+		}
+	}
+	return nil
+}
+
+// minQuiet is the shortest --commit-after: an editor's save dance (write a
+// temporary file, rename, write again) takes tens of milliseconds.
+const minQuiet = 100 * time.Millisecond
+
+// startBackground starts what runs beside the requests: what was recovered
+// at open is reported, edits made while stopped are committed (by the
+// watcher, or at once without one), the search index opens, and derived
+// state is kept fresh and saved.
+func startBackground(ctx context.Context, v *vault.Vault, o serveOptions, report func(error)) {
 	for _, r := range v.Recoveries() {
 		report(fmt.Errorf("recovered: %s", r))
-	}
-	if o.noWatch {
-		// The watcher commits edits made while no server ran; without it,
-		// they are committed now (those still being saved, at their next
-		// read or write).
-		go func() {
-			if _, _, err := v.CommitStrayEdits(); err != nil {
-				report(fmt.Errorf("commit edits made while cairn was stopped: %w", err))
-			}
-		}()
 	}
 	go v.Maintain(ctx, 3*time.Second, 30*time.Second, report)
 	go func() {
@@ -182,36 +205,44 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 			report(err)
 		}
 	}()
-	if !o.noWatch {
+	if o.noWatch {
+		// Notes still being saved are committed at their next read or write.
 		go func() {
-			if err := v.Watch(ctx, vault.WatchOptions{Quiet: o.quiet, Report: report}); err != nil {
-				report(fmt.Errorf("%w; edits made by hand are picked up every 3 s instead", err))
+			if _, _, err := v.CommitStrayEdits(); err != nil {
+				report(fmt.Errorf("commit edits made while cairn was stopped: %w", err))
 			}
 		}()
+		return
 	}
-	owner := mcptools.OwnerIdentity(v.Owner(), o.toolsets)
-	if ln == nil {
-		who := func() (mcptools.Identity, error) { return owner, nil }
-		if o.token != "" {
-			tokens := mcptools.NewTokenStore(v.Root())
-			rec, err := tokens.Verify(o.token)
-			if err != nil {
-				return fmt.Errorf("--token: %w", err)
-			}
-			owner = mcptools.IdentityOf(rec)
-			who = func() (mcptools.Identity, error) {
-				rec, err := tokens.Verify(o.token)
-				return mcptools.IdentityOf(rec), err
-			}
+	go func() {
+		if err := v.Watch(ctx, vault.WatchOptions{Quiet: o.quiet, Report: report}); err != nil {
+			report(fmt.Errorf("%w; edits made by hand are picked up every 3 s instead", err))
 		}
-		fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", v.Root(), owner.Principal)
-		return mcptools.ServeStdio(ctx, srv, who, os.Stdin, os.Stdout)
+	}()
+}
+
+// serveStdio serves one client over stdin and stdout, as the owner or as
+// --token's principal (checked again at every call: a revocation stops it).
+func serveStdio(ctx context.Context, v *vault.Vault, srv *server.MCPServer, o serveOptions, owner mcptools.Identity) error {
+	who := func() (mcptools.Identity, error) { return owner, nil }
+	if o.token != "" {
+		tokens := mcptools.NewTokenStore(v.Root())
+		rec, err := tokens.Verify(o.token)
+		if err != nil {
+			return fmt.Errorf("--token: %w", err)
+		}
+		owner = mcptools.IdentityOf(rec)
+		who = func() (mcptools.Identity, error) {
+			rec, err := tokens.Verify(o.token)
+			return mcptools.IdentityOf(rec), err
+		}
 	}
-	if o.noAuth {
-		ho.NoAuth = &owner
-		fmt.Fprintf(os.Stderr, "cairn: WARNING: --no-auth: every request acts as %s without a token (test mode)\n", owner.Principal)
-	}
-	svc := mcptools.NewHTTPService(srv, mcptools.NewTokenStore(v.Root()), ho)
+	fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", v.Root(), owner.Principal)
+	return mcptools.ServeStdio(ctx, srv, who, os.Stdin, os.Stdout)
+}
+
+// serveHTTP serves Streamable HTTP on ln until ctx ends.
+func serveHTTP(ctx context.Context, ln net.Listener, v *vault.Vault, svc *mcptools.HTTPService, ready func(addr string)) error {
 	hs := &http.Server{
 		Handler: svc,
 		// A client has 10 s to send its headers (64 KiB at most), and a
