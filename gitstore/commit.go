@@ -166,6 +166,10 @@ func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 	if err := s.refreshLocked(); err != nil {
 		return "", err
 	}
+	// The tree is built on the head the version map describes (not on a
+	// second read of HEAD), and the branch lock below checks the branch
+	// still names it: a commit landing in between makes this one fail
+	// with ErrHeadMoved rather than skip its version checks.
 	pc := &pendingCommit{req: req, batch: &batch{nonce: wl.nonce}, head: s.versions.head}
 	defer pc.batch.abort()
 	if err := s.stageCommit(pc); err != nil {
