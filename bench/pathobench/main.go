@@ -21,9 +21,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/corpus"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -43,13 +43,13 @@ func main() {
 	blockprof := flag.String("blockprofile", "", "write a blocking profile of the same")
 	noServe := flag.Bool("noserve", false, "skip the SIGTERM runs")
 	flag.Parse()
-	sents, err := sentences(*data)
+	sents, err := corpus.Sentences(*data)
 	must(err)
 	tmp, err := os.MkdirTemp("", "pathobench-")
 	must(err)
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "v")
-	generate(dir, *n, 300, sents, rand.New(rand.NewSource(1)))
+	must(corpus.Generate(dir, *n, 300, sents, rand.New(rand.NewSource(1))))
 	_, err = vault.Init(dir, vault.InitOptions{})
 	must(err)
 	fmt.Printf("%d ordinary notes of 300 words; %d CPUs\n\n", *n, numCPU())
@@ -146,7 +146,7 @@ func profile(cpu, block string) func() {
 func searchLoop(v *vault.Vault, c vault.Caller, sents []string, rng *rand.Rand, count int, done func() bool) []time.Duration {
 	var d []time.Duration
 	for i := 0; (count > 0 && i < count) || (done != nil && !done()); i++ {
-		q := query(rng, sents)
+		q := corpus.Query(rng, sents)
 		t := time.Now()
 		_, err := v.Search(context.Background(), c, vault.SearchArgs{Query: q, Limit: 10})
 		must(err)
@@ -247,13 +247,5 @@ func ms(d time.Duration) string {
 func must(err error) {
 	if err != nil {
 		panic(err)
-	}
-}
-
-func git(dir string, args ...string) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@cairn.local", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@cairn.local")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		panic(fmt.Sprintf("git %v: %v\n%s", args, err, out))
 	}
 }

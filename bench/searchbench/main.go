@@ -12,13 +12,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/corpus"
 	"io/fs"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -38,7 +37,7 @@ func main() {
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the searches here")
 	flag.Parse()
 	profile = *prof
-	sents, err := sentences(*data)
+	sents, err := corpus.Sentences(*data)
 	must(err)
 	fmt.Printf("%d sentences of real English to draw from\n\n", len(sents))
 	fmt.Println("| notes | index build | docs/s | index on disk | vectors | embed | peak heap | hybrid p50/p99 | lexical p50/p99 | semantic p50/p99 |")
@@ -55,7 +54,7 @@ func run(n, words, queries int, sents []string) {
 	must(err)
 	defer os.RemoveAll(dir)
 	rng := rand.New(rand.NewSource(int64(n)))
-	generate(dir, n, words, sents, rng)
+	must(corpus.Generate(dir, n, words, sents, rng))
 	_, err = vault.Init(dir, vault.InitOptions{})
 	must(err)
 	v, err := vault.Open(dir, vault.Options{})
@@ -90,7 +89,7 @@ func run(n, words, queries int, sents []string) {
 		qrng := rand.New(rand.NewSource(7))
 		var d []time.Duration
 		for i := 0; i < queries; i++ {
-			q := query(qrng, sents)
+			q := corpus.Query(qrng, sents)
 			t := time.Now()
 			_, err := v.Search(context.Background(), caller, vault.SearchArgs{Query: q, Limit: 10, Mode: mode})
 			d = append(d, time.Since(t))
@@ -107,80 +106,6 @@ func run(n, words, queries int, sents []string) {
 var profile string
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
-
-// query is 2 to 5 words taken from one sentence: what someone half
-// remembers.
-func query(rng *rand.Rand, sents []string) string {
-	for {
-		w := strings.Fields(sents[rng.Intn(len(sents))])
-		if len(w) < 6 {
-			continue
-		}
-		k := 2 + rng.Intn(4)
-		i := rng.Intn(len(w) - k)
-		return strings.Join(w[i:i+k], " ")
-	}
-}
-
-// generate writes n notes in 100 folders of a project and commits them
-// with the git command line.
-func generate(dir string, n, words int, sents []string, rng *rand.Rand) {
-	must(os.MkdirAll(filepath.Join(dir, "space"), 0o755))
-	must(os.WriteFile(filepath.Join(dir, "space", vault.ProjectMarker), []byte("handle: space\nname: Space\n"), 0o644))
-	for i := 0; i < n; i++ {
-		folder := filepath.Join(dir, "space", fmt.Sprintf("f%03d", i%100))
-		if i < 100 {
-			must(os.MkdirAll(folder, 0o755))
-		}
-		var b strings.Builder
-		for cnt := 0; cnt < words; {
-			s := sents[rng.Intn(len(sents))]
-			b.WriteString(s)
-			b.WriteString(" ")
-			cnt += len(strings.Fields(s))
-		}
-		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d]\n---\n# Note %06d\n\n%s\n", vault.NewID(), i%50, i, b.String())
-		must(os.WriteFile(filepath.Join(folder, fmt.Sprintf("Note %06d.md", i)), []byte(body), 0o644))
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "notes"}} {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@cairn.local", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@cairn.local")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			panic(fmt.Sprintf("git %v: %v\n%s", args, err, out))
-		}
-	}
-}
-
-func sentences(file string) ([]string, error) {
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var samples []struct {
-		Conversation map[string]json.RawMessage `json:"conversation"`
-	}
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, s := range samples {
-		for k, v := range s.Conversation {
-			if !strings.HasPrefix(k, "session_") || strings.HasSuffix(k, "date_time") {
-				continue
-			}
-			var turns []struct {
-				Text string `json:"text"`
-			}
-			if json.Unmarshal(v, &turns) == nil {
-				for _, t := range turns {
-					out = append(out, strings.ReplaceAll(t.Text, "#", ""))
-				}
-			}
-		}
-	}
-	sort.Strings(out) // map order is random; the notes must not be
-	return out, nil
-}
 
 // startPeak samples the heap every 20 ms until the returned function is
 // called, which gives the largest heap seen.
