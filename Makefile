@@ -44,7 +44,7 @@ build:
 
 # The figures in docs/benchmarks.md: the foundation on a generated
 # 10,000-note vault, the link graph, the watcher, search, LoCoMo, and
-# the memory idle HTTP sessions hold.
+# the memory idle HTTP sessions hold, hostile notes.
 bench:
 	go run ./bench/vaultbench -notes 10000
 	go run ./bench/graphbench
@@ -52,3 +52,4 @@ bench:
 	go run ./bench/searchbench -notes 10000,100000
 	go run ./bench/locomo -data ../shared/data/locomo10.json
 	go run ./bench/sessionbench -sessions 10000 -idle 30s
+	go run ./bench/pathobench -notes 10000
