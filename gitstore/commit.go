@@ -184,12 +184,17 @@ func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 
 	// Locks first (git's order: the index, then the branch), so that a git
 	// process holding either makes this commit fail before anything changes.
-	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", wl.nonce)
+	tpl, tplDone, err := s.lockTemplate(wl.nonce)
+	if err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	defer tplDone()
+	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", wl.nonce, tpl)
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	defer idxLock.release()
-	refLock, err := s.lockRef(branch, pc.head, wl.nonce)
+	refLock, err := s.lockRef(branch, pc.head, wl.nonce, tpl)
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}

@@ -87,7 +87,9 @@ func (s *Store) Recover() (*RecoveryReport, error) {
 	if len(s.recovered) == before {
 		return nil, nil
 	}
+	// The report is the caller's now, not TakeRecovered's.
 	r := s.recovered[len(s.recovered)-1]
+	s.recovered = s.recovered[:len(s.recovered)-1]
 	return &r, nil
 }
 
@@ -256,12 +258,17 @@ func (s *Store) finish(in *intent, c *object.Commit, diffs []pathDiff, rep *Reco
 	if err := b.flush(); err != nil {
 		return fmt.Errorf("write the interrupted commit's files: %w", err)
 	}
-	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", in.nonce)
+	tpl, tplDone, err := s.lockTemplate(in.nonce)
+	if err != nil {
+		return err
+	}
+	defer tplDone()
+	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", in.nonce, tpl)
 	if err != nil {
 		return err
 	}
 	defer idxLock.release()
-	refLock, err := s.lockRef(in.branch, in.head, in.nonce)
+	refLock, err := s.lockRef(in.branch, in.head, in.nonce, tpl)
 	if err != nil {
 		return err
 	}
@@ -289,7 +296,12 @@ func (s *Store) finish(in *intent, c *object.Commit, diffs []pathDiff, rep *Reco
 // refreshIndex brings git's index up to date for the paths of a commit
 // that landed before its process died.
 func (s *Store) refreshIndex(nonce string, diffs []pathDiff) error {
-	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", nonce)
+	tpl, tplDone, err := s.lockTemplate(nonce)
+	if err != nil {
+		return err
+	}
+	defer tplDone()
+	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", nonce, tpl)
 	if err != nil {
 		return err
 	}

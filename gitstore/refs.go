@@ -42,20 +42,26 @@ func gitTemp(gitDir, nonce, purpose string) string {
 	return filepath.Join(gitDir, "cairn-"+nonce+"-"+purpose+".tmp")
 }
 
-func (s *Store) takeLock(path, what, nonce string) (*gitLock, error) {
+// lockTemplate writes the file a commit's git locks are hard-linked from
+// (one for all of them); done removes it once the locks are taken.
+func (s *Store) lockTemplate(nonce string) (tpl string, done func(), err error) {
+	tpl = gitTemp(s.gitDir, nonce, "lock")
+	if err := os.WriteFile(tpl, []byte(lockMark(nonce)), 0o644); err != nil {
+		return "", nil, err
+	}
+	return tpl, func() { os.Remove(tpl) }, nil
+}
+
+// takeLock takes path's lock by hard-linking tpl (lockTemplate) to it.
+func (s *Store) takeLock(path, what, nonce, tpl string) (*gitLock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
 	lock := path + ".lock"
-	tmp := gitTemp(s.gitDir, nonce, "lock")
-	if err := os.WriteFile(tmp, []byte(lockMark(nonce)), 0o644); err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp)
 	// A `git status` running beside cairn takes index.lock for a moment to
 	// refresh the index: wait a little (up to a second) before giving up.
 	for wait := time.Millisecond; ; wait *= 2 {
-		err := os.Link(tmp, lock)
+		err := os.Link(tpl, lock)
 		if err == nil {
 			return &gitLock{path: path, lock: lock, gitDir: s.gitDir, nonce: nonce, held: true}, nil
 		}
@@ -106,8 +112,8 @@ func (l *gitLock) release() {
 }
 
 // lockRef takes ref's lock and checks that the ref still names old.
-func (s *Store) lockRef(ref plumbing.ReferenceName, old plumbing.Hash, nonce string) (*gitLock, error) {
-	l, err := s.takeLock(filepath.Join(s.gitDir, filepath.FromSlash(ref.String())), ref.String(), nonce)
+func (s *Store) lockRef(ref plumbing.ReferenceName, old plumbing.Hash, nonce, tpl string) (*gitLock, error) {
+	l, err := s.takeLock(filepath.Join(s.gitDir, filepath.FromSlash(ref.String())), ref.String(), nonce, tpl)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,6 @@ func Open(root string, opts Options) (*Vault, error) {
 		} else if rep != nil {
 			v.recoveries = append(v.recoveries, *rep)
 		}
-		v.store.TakeRecovered()
 	}
 	if _, err := v.accessNow(); err != nil {
 		v.releaseServeLock()
