@@ -77,3 +77,36 @@ func (id Identity) allows(t *Tool) bool {
 func (id Identity) caller(tool string) vault.Caller {
 	return vault.Caller{Principal: id.Principal, Ceiling: id.Ceiling, Projects: id.Projects, Banks: id.Banks, Actor: "agent", Tool: tool}
 }
+
+// Claim is what a front end tells the process hosting the vault about who
+// a call is for: a token, by its id, or the local owner (no id), and the
+// toolsets the front end narrowed it to. The host makes the identity
+// itself, from its own reading of the token file (ResolveClaim): a front
+// end cannot widen what a token may do.
+type Claim struct {
+	TokenID  string   `json:"tokenId,omitempty"`
+	Toolsets []string `json:"toolsets"`
+}
+
+// Claim is the claim a front end sends for this identity.
+func (id Identity) Claim() Claim {
+	return Claim{TokenID: id.TokenID, Toolsets: slices.Clone(id.Toolsets)}
+}
+
+// ResolveClaim makes the identity a claim stands for: the token's record
+// as the token file holds it now (a revoked token fails), or the owner,
+// narrowed to the claim's toolsets.
+func ResolveClaim(tokens *TokenStore, owner string, c Claim) (Identity, error) {
+	var id Identity
+	if c.TokenID == "" {
+		id = OwnerIdentity(owner, nil)
+	} else {
+		rec, err := tokens.Lookup(c.TokenID)
+		if err != nil {
+			return Identity{}, err
+		}
+		id = IdentityOf(rec)
+	}
+	id.Toolsets = slices.DeleteFunc(slices.Clone(id.Toolsets), func(t string) bool { return !slices.Contains(c.Toolsets, t) })
+	return id, nil
+}

@@ -105,10 +105,23 @@ func (t *Tool) MCPTool() mcp.Tool {
 // Instructions are sent at initialize: the working order the seed recommends.
 const Instructions = `cairn serves a shared Markdown vault kept in git. Suggested order: start_session (when available) or whoami → get_my_projects → list_notes / recent_activity to browse → search / recall before writing → create_note, remember_*, edit_note, link to write. Writes need the versionToken from a recent get_note; on versionConflict, read the note again and retry.`
 
-// NewServer makes the MCP server for a vault. Which tools a request sees
-// and may call is decided in one place, the tool filter, from the identity
-// the transport put in the request's context.
+// NewServer makes the MCP server for a vault open in this process.
 func NewServer(v *vault.Vault, reg *Registry, version string) *server.MCPServer {
+	return NewFrontServer(Local{Vault: v, Reg: reg}, reg, version)
+}
+
+// Backend runs the tool calls a front end receives: Local, against a vault
+// open in this process, or the process hosting the vault (package host),
+// which checks the identity again itself.
+type Backend interface {
+	CallTool(ctx context.Context, id Identity, tool string, args json.RawMessage) *mcp.CallToolResult
+}
+
+// NewFrontServer makes the MCP server a client talks to. Which tools a
+// request sees and may call is decided in one place, the tool filter, from
+// the identity the transport put in the request's context; the calls go
+// to b.
+func NewFrontServer(b Backend, reg *Registry, version string) *server.MCPServer {
 	filter := func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 		id, ok := IdentityFrom(ctx)
 		if !ok {
@@ -132,49 +145,74 @@ func NewServer(v *vault.Vault, reg *Registry, version string) *server.MCPServer 
 	for _, t := range reg.Tools() {
 		t := t
 		s.AddTool(t.MCPTool(), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return call(ctx, v, t, req), nil
+			id, ok := IdentityFrom(ctx)
+			if !ok || !id.allows(t) {
+				return t.fail(refusal(fmt.Sprintf("tool %s is not available to this token", t.Name))), nil
+			}
+			raw, err := rawArguments(req)
+			if err != nil {
+				return t.fail(refusal("arguments: " + err.Error())), nil
+			}
+			return b.CallTool(ctx, id, t.Name, raw), nil
 		})
 	}
 	return s
 }
 
-// call runs one tool: identity and access, argument checks, the handler,
-// and the mapping of every failure to an isError result that says why.
-func call(ctx context.Context, v *vault.Vault, t *Tool, req mcp.CallToolRequest) *mcp.CallToolResult {
-	failWith := func(err error) *mcp.CallToolResult {
-		if t.Errors != nil {
-			return t.Errors(err)
-		}
-		return errorResult(err)
+// rawArguments is a call's arguments as JSON ("{}" when absent).
+func rawArguments(req mcp.CallToolRequest) (json.RawMessage, error) {
+	if raw := req.Params.RawArguments; len(raw) > 0 {
+		return raw, nil
 	}
-	fail := func(msg string) *mcp.CallToolResult { return failWith(refusal(msg)) }
-	id, ok := IdentityFrom(ctx)
-	if !ok || !id.allows(t) {
-		return fail(fmt.Sprintf("tool %s is not available to this token", t.Name))
+	if req.Params.Arguments != nil {
+		return json.Marshal(req.Params.Arguments)
 	}
-	raw := req.Params.RawArguments
-	if len(raw) == 0 {
-		if req.Params.Arguments != nil {
-			b, err := json.Marshal(req.Params.Arguments)
-			if err != nil {
-				return fail("arguments: " + err.Error())
-			}
-			raw = b
-		} else {
-			raw = json.RawMessage("{}")
-		}
+	return json.RawMessage("{}"), nil
+}
+
+// Local runs tool calls against a vault open in this process.
+type Local struct {
+	Vault *vault.Vault
+	Reg   *Registry
+}
+
+// CallTool runs one tool: access, argument checks, the handler, and the
+// mapping of every failure to an isError result that says why.
+func (l Local) CallTool(ctx context.Context, id Identity, tool string, raw json.RawMessage) *mcp.CallToolResult {
+	t := l.Reg.Get(tool)
+	if t == nil {
+		return errorResult(refusal(fmt.Sprintf("tool %s: no such tool", tool)))
+	}
+	if !id.allows(t) {
+		return t.fail(refusal(fmt.Sprintf("tool %s is not available to this token", t.Name)))
 	}
 	if err := checkUTF8(raw); err != nil {
-		return fail(err.Error())
+		return t.fail(refusal(err.Error()))
 	}
-	out, err := t.Handle(ctx, &Env{Vault: v, ID: id, Tool: t.Name}, raw)
+	out, err := t.Handle(ctx, &Env{Vault: l.Vault, ID: id, Tool: t.Name}, raw)
 	if err != nil {
-		return failWith(err)
+		return t.fail(err)
 	}
 	if res, ok := out.(*mcp.CallToolResult); ok {
 		return res // a tool family with its own result format (hindsight)
 	}
 	return jsonResult(out)
+}
+
+// Fail is the tool's answer to a call that failed with err, in the tool
+// family's own error format.
+func (r *Registry) Fail(tool string, err error) *mcp.CallToolResult {
+	if t := r.Get(tool); t != nil {
+		return t.fail(err)
+	}
+	return errorResult(err)
+}
+
+func (t *Tool) fail(err error) *mcp.CallToolResult {
+	if t.Errors != nil {
+		return t.Errors(err)
+	}
+	return errorResult(err)
 }
 
 func jsonResult(v any) *mcp.CallToolResult {
@@ -210,6 +248,12 @@ func errorResult(err error) *mcp.CallToolResult {
 		res.StructuredContent = map[string]any{"error": "busy", "retryAfterSeconds": int(be.RetryAfter.Round(time.Second) / time.Second), "message": be.Error()}
 		return res
 	}
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		res := mcp.NewToolResultError(ue.Error())
+		res.StructuredContent = map[string]any{"error": "unavailable", "retryAfterSeconds": max(1, int(ue.RetryAfter.Round(time.Second)/time.Second)), "mayHaveRun": ue.MayHaveRun, "message": ue.Error()}
+		return res
+	}
 	var rf refusal
 	if errors.As(err, &rf) {
 		return mcp.NewToolResultError(string(rf))
@@ -219,3 +263,15 @@ func errorResult(err error) *mcp.CallToolResult {
 	}
 	return mcp.NewToolResultError("internal error: " + err.Error())
 }
+
+// UnavailableError says a call could not be answered because the process
+// hosting the vault could not be reached: it exited during the call
+// (MayHaveRun: a write may have landed; read before writing again), or no
+// process could host the vault in time. The client may retry.
+type UnavailableError struct {
+	Reason     string
+	RetryAfter time.Duration
+	MayHaveRun bool
+}
+
+func (e *UnavailableError) Error() string { return e.Reason }

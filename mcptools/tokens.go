@@ -186,3 +186,20 @@ func (s *TokenStore) Verify(token string) (TokenRecord, error) {
 	}
 	return TokenRecord{}, ErrBadToken
 }
+
+// Lookup returns the record of a token by its id, as the token file holds
+// it now: ErrBadToken once it is revoked.
+func (s *TokenStore) Lookup(id string) (TokenRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.load()
+	if err != nil {
+		return TokenRecord{}, err
+	}
+	for _, r := range recs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return TokenRecord{}, ErrBadToken
+}

@@ -144,7 +144,7 @@ func (v *Vault) closeIndex() error {
 // and then embedded (stage "embed"), out of how many. The vault must be
 // open exclusively (no server running on it) and the index not opened yet.
 func (v *Vault) Reindex(progress func(stage string, done, total int)) error {
-	if v.serveLock == nil {
+	if v.hostLock == nil {
 		return fmt.Errorf("reindex: open the vault exclusively (is a cairn server running on it?)")
 	}
 	if v.srch.ix.Load() != nil {

@@ -17,9 +17,12 @@ import (
 
 // Options for Open.
 type Options struct {
-	// Exclusive takes the vault's serve lock: a second exclusive Open of the
-	// same vault fails at once. `cairn serve` opens exclusively; short
-	// command-line operations do not (they still take the write lock).
+	// Exclusive takes the vault's host lock (HostLockFile): a second
+	// exclusive Open of the same vault fails at once with ErrVaultBusy. The
+	// process holding it is the one that keeps the search index, watches
+	// the files and serves the other processes (package host); short
+	// command-line operations that need no index do not take it (they
+	// still take the write lock for each commit).
 	Exclusive bool
 	// NoRepair opens without recovering a commit a crashed process left
 	// (cairn doctor reports it instead). Every other Open recovers it.
@@ -59,11 +62,15 @@ type Vault struct {
 
 	quiet time.Duration // see Options.Quiet
 
-	serveLock *os.File
+	hostLock *os.File
 }
 
-// ErrVaultBusy says another cairn server already serves the vault.
-var ErrVaultBusy = errors.New("another cairn server is already serving this vault")
+// ErrVaultBusy says another process holds the vault's host lock.
+var ErrVaultBusy = errors.New("another cairn process hosts this vault")
+
+// HostLockFile is the host lock, relative to the vault: flocked by the
+// process that opened the vault exclusively, and holding its pid.
+const HostLockFile = CacheDir + "/host.lock"
 
 // Open opens the vault at root, a git work tree set up by Init.
 func Open(root string, opts Options) (*Vault, error) {
@@ -88,7 +95,7 @@ func Open(root string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	if opts.Exclusive {
-		if err := v.takeServeLock(); err != nil {
+		if err := v.takeHostLock(); err != nil {
 			return nil, err
 		}
 	}
@@ -98,7 +105,7 @@ func Open(root string, opts Options) (*Vault, error) {
 		Identity:  noteIdentity,
 	})
 	if err != nil {
-		v.releaseServeLock()
+		v.releaseHostLock()
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	if !opts.NoRepair {
@@ -112,13 +119,13 @@ func Open(root string, opts Options) (*Vault, error) {
 		}
 	}
 	if _, err := v.accessNow(); err != nil {
-		v.releaseServeLock()
+		v.releaseHostLock()
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	v.cat = loadCatalog(filepath.Join(abs, CacheDir, "catalog.json"))
 	v.knownHead, _ = v.store.Head()
 	if err := v.rescan(); err != nil {
-		v.releaseServeLock()
+		v.releaseHostLock()
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	return v, nil
@@ -141,7 +148,7 @@ func (v *Vault) Close() error {
 		err = cerr
 	}
 	v.catMu.Unlock()
-	v.releaseServeLock()
+	v.releaseHostLock()
 	return err
 }
 
@@ -161,11 +168,11 @@ func (v *Vault) Persist() error {
 	return v.cat.save()
 }
 
-func (v *Vault) takeServeLock() error {
-	path := filepath.Join(v.root, CacheDir, "serve.lock")
+func (v *Vault) takeHostLock() error {
+	path := filepath.Join(v.root, HostLockFile)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return fmt.Errorf("serve lock: %w", err)
+		return fmt.Errorf("host lock: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		pid, _ := os.ReadFile(path)
@@ -174,19 +181,19 @@ func (v *Vault) takeServeLock() error {
 		if who != "" {
 			who = " (pid " + who + ")"
 		}
-		return fmt.Errorf("%w%s: %s; stop it first, or point a second server at a clone", ErrVaultBusy, who, v.root)
+		return fmt.Errorf("%w%s: %s", ErrVaultBusy, who, v.root)
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	v.serveLock = f
+	v.hostLock = f
 	return nil
 }
 
-func (v *Vault) releaseServeLock() {
-	if v.serveLock != nil {
-		syscall.Flock(int(v.serveLock.Fd()), syscall.LOCK_UN)
-		v.serveLock.Close()
-		v.serveLock = nil
+func (v *Vault) releaseHostLock() {
+	if v.hostLock != nil {
+		syscall.Flock(int(v.hostLock.Fd()), syscall.LOCK_UN)
+		v.hostLock.Close()
+		v.hostLock = nil
 	}
 }
 
