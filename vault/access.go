@@ -120,3 +120,14 @@ func (a *Access) Principals() []string {
 	sort.Strings(out)
 	return out
 }
+
+// ReadOwner is the owner principal of the vault at root, from its access
+// file, without opening the vault (a front end attached to the process
+// hosting it has no vault of its own).
+func ReadOwner(root string) (string, error) {
+	a, err := loadAccess(root)
+	if err != nil {
+		return "", err
+	}
+	return a.Owner, nil
+}

@@ -78,14 +78,8 @@ func Open(root string, opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("open vault %s: no such folder", root)
-	}
-	if !gitstore.IsRepository(abs) {
-		return nil, fmt.Errorf("open vault %s: not a git repository (run `cairn init %s` first)", root, root)
-	}
-	if _, err := os.Stat(filepath.Join(abs, CairnDir)); err != nil {
-		return nil, fmt.Errorf("open vault %s: no %s folder (run `cairn init %s` to adopt it)", root, CairnDir, root)
+	if err := Check(root); err != nil {
+		return nil, err
 	}
 	v := &Vault{root: abs, quiet: opts.Quiet}
 	if v.quiet <= 0 {
@@ -129,6 +123,25 @@ func Open(root string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	return v, nil
+}
+
+// Check says whether root is a vault Open can open: a folder, a git work
+// tree, with a .cairn folder. It reads nothing else.
+func Check(root string) error {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return fmt.Errorf("open vault %s: no such folder", root)
+	}
+	if !gitstore.IsRepository(abs) {
+		return fmt.Errorf("open vault %s: not a git repository (run `cairn init %s` first)", root, root)
+	}
+	if _, err := os.Stat(filepath.Join(abs, CairnDir)); err != nil {
+		return fmt.Errorf("open vault %s: no %s folder (run `cairn init %s` to adopt it)", root, CairnDir, root)
+	}
+	return nil
 }
 
 // Root is the vault's absolute folder.

@@ -4,8 +4,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/host"
 	"os"
 	"path/filepath"
 
@@ -57,4 +59,36 @@ func openVault(dir string) (*vault.Vault, error) {
 // humanCaller is the vault owner acting by hand through the command line.
 func humanCaller(v *vault.Vault, cmd string) vault.Caller {
 	return vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "cairn " + cmd}
+}
+
+// onVault runs a command where the vault is: in the process hosting it
+// (remote), or here with the vault opened exclusively (local) when no
+// process hosts it. A request the host could not finish because it handed
+// over is made again to the next host.
+func onVault(ctx context.Context, dir string, opts vault.Options, remote func(*host.Client) error, local func(*vault.Vault) error) error {
+	if err := needVault(dir); err != nil {
+		return err
+	}
+	root, err := host.Canonical(dir)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		c, v, err := host.Acquire(ctx, root, version, opts, host.DefaultWait)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			err := local(v)
+			if cerr := v.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}
+		err = remote(c)
+		c.Close()
+		if !host.IsHandover(err) || attempt == 3 {
+			return err
+		}
+	}
 }

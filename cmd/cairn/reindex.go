@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -15,17 +16,9 @@ func reindexCmd() *cobra.Command {
 	var dir string
 	c := &cobra.Command{
 		Use:   "reindex --vault DIR",
-		Short: "Rebuild the search index and the vectors from the notes (not while a server runs on the vault)",
+		Short: "Rebuild the search index and the vectors from the notes (through the running server when there is one)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := needVault(dir); err != nil {
-				return err
-			}
-			v, err := vault.Open(dir, vault.Options{Exclusive: true})
-			if err != nil {
-				return err
-			}
-			defer v.Close()
 			out := cmd.ErrOrStderr()
 			tty := false
 			if f, ok := out.(*os.File); ok {
@@ -57,14 +50,28 @@ func reindexCmd() *cobra.Command {
 					fmt.Fprintf(out, "%s: %d/%d\n", map[string]string{"index": "indexed", "embed": "embedded"}[s], done, total)
 				}
 			}
-			if err := v.Reindex(progress); err != nil {
+			notes := 0
+			err := onVault(cmd.Context(), dir, vault.Options{},
+				func(c *host.Client) (err error) {
+					fmt.Fprintf(out, "rebuilding in the server that hosts the vault (pid %d); searches wait for it\n", c.HostPID())
+					notes, err = c.Reindex(cmd.Context(), progress)
+					return err
+				},
+				func(v *vault.Vault) error {
+					if err := v.Reindex(progress); err != nil {
+						return err
+					}
+					notes = v.NoteCount()
+					return nil
+				})
+			if err != nil {
 				return err
 			}
 			if bar != nil {
 				bar.Finish()
 				fmt.Fprintln(out)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "reindexed %d notes in %s\n", v.NoteCount(), time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(cmd.OutOrStdout(), "reindexed %d notes in %s\n", notes, time.Since(start).Round(time.Millisecond))
 			return nil
 		},
 	}

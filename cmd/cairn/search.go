@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/spf13/cobra"
 )
@@ -24,23 +25,28 @@ func searchCmd() *cobra.Command {
 			if a.Limit < 1 || a.Limit > vault.MaxSearchLimit {
 				return fmt.Errorf("--limit must be between 1 and %d", vault.MaxSearchLimit) // 0 is not "the default"
 			}
-			v, err := openVault(dir)
-			if err != nil {
-				return err
-			}
-			defer v.Close()
 			a.Query = strings.Join(args, " ")
-			// A short-lived process: let the notes over 64 KiB and the
-			// vectors of notes changed since the last run be indexed first
-			// (the builtin embedder makes thousands a second), so the
-			// search sees every note and hybrid is hybrid.
-			ix, err := v.SearchIndex()
-			if err != nil {
-				return err
-			}
-			v.WaitIndexed(time.Minute)
-			ix.WaitVectors(time.Minute)
-			res, err := v.Search(cmd.Context(), humanCaller(v, "search"), a)
+			var res *vault.SearchResult
+			err := onVault(cmd.Context(), dir, vault.Options{},
+				func(c *host.Client) (err error) {
+					res, err = c.Search(cmd.Context(), a)
+					return err
+				},
+				func(v *vault.Vault) error {
+					// A short-lived process: let the notes over 64 KiB and
+					// the vectors of notes changed since the last run be
+					// indexed first (the builtin embedder makes thousands a
+					// second), so the search sees every note and hybrid is
+					// hybrid.
+					ix, err := v.SearchIndex()
+					if err != nil {
+						return err
+					}
+					v.WaitIndexed(time.Minute)
+					ix.WaitVectors(time.Minute)
+					res, err = v.Search(cmd.Context(), humanCaller(v, "search"), a)
+					return err
+				})
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/server"
@@ -127,9 +128,22 @@ func parseBytes(s string) (int64, error) {
 }
 
 // serve runs until ctx ends. ready, when set, receives the HTTP address.
+// The process hosts the vault, or attaches to the process that does
+// (package host); either way its client sees the same tools.
 func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	if err := o.check(); err != nil {
 		return err
+	}
+	root, err := host.Canonical(o.vault)
+	if err != nil {
+		return err
+	}
+	if err := vault.Check(root); err != nil {
+		return err
+	}
+	owner, err := vault.ReadOwner(root)
+	if err != nil {
+		return fmt.Errorf("open vault: %w", err)
 	}
 	var ln net.Listener
 	ho, err := o.httpOptions()
@@ -142,23 +156,24 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		}
 		defer ln.Close()
 	}
-	v, err := vault.Open(o.vault, vault.Options{Exclusive: true, Quiet: o.quiet})
-	if err != nil {
-		return err
-	}
-	defer closeWithin(v, closeBudget)
-	srv := mcptools.NewServer(v, mcptools.NewRegistry(), version)
-	report := func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }
-	startBackground(ctx, v, o, report)
-	owner := mcptools.OwnerIdentity(v.Owner(), o.toolsets)
+	ctx, cancel := context.WithCancel(ctx)
+	reg := mcptools.NewRegistry()
+	node := host.Start(ctx, reg, host.Options{Root: root, Version: version, Quiet: o.quiet, NoWatch: o.noWatch,
+		Report: func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }})
+	defer func() {
+		cancel()
+		<-node.Done()
+	}()
+	srv := mcptools.NewFrontServer(node, reg, version)
+	id := mcptools.OwnerIdentity(owner, o.toolsets)
 	if ln == nil {
-		return serveStdio(ctx, v, srv, o, owner)
+		return serveStdio(ctx, root, srv, o, id)
 	}
 	if o.noAuth {
-		ho.NoAuth = &owner
-		fmt.Fprintf(os.Stderr, "cairn: WARNING: --no-auth: every request acts as %s without a token (test mode)\n", owner.Principal)
+		ho.NoAuth = &id
+		fmt.Fprintf(os.Stderr, "cairn: WARNING: --no-auth: every request acts as %s without a token (test mode)\n", id.Principal)
 	}
-	return serveHTTP(ctx, ln, v, mcptools.NewHTTPService(srv, mcptools.NewTokenStore(v.Root()), ho), ready)
+	return serveHTTP(ctx, ln, root, mcptools.NewHTTPService(srv, mcptools.NewTokenStore(root), ho), ready)
 }
 
 // check refuses flags that contradict each other, naming them.
@@ -190,43 +205,12 @@ func (o serveOptions) check() error {
 // temporary file, rename, write again) takes tens of milliseconds.
 const minQuiet = 100 * time.Millisecond
 
-// startBackground starts what runs beside the requests: what was recovered
-// at open is reported, edits made while stopped are committed (by the
-// watcher, or at once without one), the search index opens, and derived
-// state is kept fresh and saved.
-func startBackground(ctx context.Context, v *vault.Vault, o serveOptions, report func(error)) {
-	for _, r := range v.Recoveries() {
-		report(fmt.Errorf("recovered: %s", r))
-	}
-	go v.Maintain(ctx, 3*time.Second, 30*time.Second, report)
-	go func() {
-		// Open the search index now, so the first search does not wait.
-		if _, err := v.SearchIndex(); err != nil {
-			report(err)
-		}
-	}()
-	if o.noWatch {
-		// Notes still being saved are committed at their next read or write.
-		go func() {
-			if _, _, err := v.CommitStrayEdits(); err != nil {
-				report(fmt.Errorf("commit edits made while cairn was stopped: %w", err))
-			}
-		}()
-		return
-	}
-	go func() {
-		if err := v.Watch(ctx, vault.WatchOptions{Quiet: o.quiet, Report: report}); err != nil {
-			report(fmt.Errorf("%w; edits made by hand are picked up every 3 s instead", err))
-		}
-	}()
-}
-
 // serveStdio serves one client over stdin and stdout, as the owner or as
 // --token's principal (checked again at every call: a revocation stops it).
-func serveStdio(ctx context.Context, v *vault.Vault, srv *server.MCPServer, o serveOptions, owner mcptools.Identity) error {
+func serveStdio(ctx context.Context, root string, srv *server.MCPServer, o serveOptions, owner mcptools.Identity) error {
 	who := func() (mcptools.Identity, error) { return owner, nil }
 	if o.token != "" {
-		tokens := mcptools.NewTokenStore(v.Root())
+		tokens := mcptools.NewTokenStore(root)
 		rec, err := tokens.Verify(o.token)
 		if err != nil {
 			return fmt.Errorf("--token: %w", err)
@@ -237,12 +221,12 @@ func serveStdio(ctx context.Context, v *vault.Vault, srv *server.MCPServer, o se
 			return mcptools.IdentityOf(rec), err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", v.Root(), owner.Principal)
+	fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", root, owner.Principal)
 	return mcptools.ServeStdio(ctx, srv, who, os.Stdin, os.Stdout)
 }
 
 // serveHTTP serves Streamable HTTP on ln until ctx ends.
-func serveHTTP(ctx context.Context, ln net.Listener, v *vault.Vault, svc *mcptools.HTTPService, ready func(addr string)) error {
+func serveHTTP(ctx context.Context, ln net.Listener, root string, svc *mcptools.HTTPService, ready func(addr string)) error {
 	hs := &http.Server{
 		Handler: svc,
 		// A client has 10 s to send its headers (64 KiB at most), and a
@@ -260,7 +244,7 @@ func serveHTTP(ctx context.Context, ln net.Listener, v *vault.Vault, svc *mcptoo
 	hs.RegisterOnShutdown(svc.Close)
 	defer svc.Close()
 	addr := ln.Addr().String()
-	fmt.Fprintf(os.Stderr, "cairn: serving %s at http://%s/mcp\n", v.Root(), addr)
+	fmt.Fprintf(os.Stderr, "cairn: serving %s at http://%s/mcp\n", root, addr)
 	if ready != nil {
 		ready(addr)
 	}
@@ -279,28 +263,6 @@ func serveHTTP(ctx context.Context, ln net.Listener, v *vault.Vault, svc *mcptoo
 		hs.Close()
 	}
 	return nil
-}
-
-// closeBudget bounds the vault's Close when the server stops: SIGTERM
-// must end it within 2 s, and HTTP requests in flight get 1 s of that.
-// Close stops the index's work at its next step (a few hundred
-// milliseconds at most) and waits at most search.DefaultCloseWait for
-// Bleve's disk writes; past the budget the process exits anyway. Every
-// file is written whole or not at all, and the search index, derived
-// state, is checked against its manifest at the next start.
-const closeBudget = 800 * time.Millisecond
-
-func closeWithin(v *vault.Vault, d time.Duration) {
-	done := make(chan error, 1)
-	go func() { done <- v.Close() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "cairn: close:", err)
-		}
-	case <-time.After(d):
-		fmt.Fprintf(os.Stderr, "cairn: still saving after %s; exiting (the search index is checked at the next start)\n", d)
-	}
 }
 
 func loopback(addr string) bool {

@@ -1,0 +1,233 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cairn-dev/cairn/mcptools"
+	"github.com/cairn-dev/cairn/vault"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Host is the process holding the vault: it runs the calls of its own
+// front end and of every attached one.
+type Host struct {
+	v       *vault.Vault
+	local   mcptools.Local
+	tokens  *mcptools.TokenStore
+	version string
+	ln      *net.UnixListener // nil when the socket could not be made
+
+	// ctx is given to the calls; it ends when a handover gives up waiting
+	// for them.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	conns    map[*hostConn]bool
+	draining bool
+	inflight sync.WaitGroup
+}
+
+// hostConn is one attached front end.
+type hostConn struct {
+	c       *net.UnixConn
+	wmu     sync.Mutex
+	enc     *json.Encoder
+	drained chan struct{} // closed when the front end answered opDrained
+	once    sync.Once
+}
+
+func (hc *hostConn) send(r reply) error {
+	hc.wmu.Lock()
+	defer hc.wmu.Unlock()
+	return hc.enc.Encode(r)
+}
+
+func newHost(v *vault.Vault, reg *mcptools.Registry, version string) *Host {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Host{v: v, local: mcptools.Local{Vault: v, Reg: reg}, tokens: mcptools.NewTokenStore(v.Root()),
+		version: version, ctx: ctx, cancel: cancel, conns: map[*hostConn]bool{}}
+}
+
+// serve accepts front ends until the listener is closed.
+func (h *Host) serve() {
+	for {
+		c, err := h.ln.AcceptUnix()
+		if err != nil {
+			return
+		}
+		go h.serveConn(c)
+	}
+}
+
+// greetTimeout bounds the greeting: a process that connects and says
+// nothing does not hold a goroutine for long.
+const greetTimeout = 5 * time.Second
+
+func (h *Host) serveConn(c *net.UnixConn) {
+	defer c.Close()
+	if checkPeer(c) != nil {
+		return
+	}
+	dec := json.NewDecoder(bufio.NewReader(c))
+	hc := &hostConn{c: c, enc: json.NewEncoder(c), drained: make(chan struct{})}
+	c.SetReadDeadline(time.Now().Add(greetTimeout))
+	var g greeting
+	if dec.Decode(&g) != nil {
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	if err := hc.enc.Encode(greeting{Protocol: protocol, PID: os.Getpid(), Version: h.version}); err != nil || g.Protocol != protocol {
+		return
+	}
+	h.mu.Lock()
+	if h.draining {
+		h.mu.Unlock()
+		return
+	}
+	h.conns[hc] = true
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.conns, hc)
+		h.mu.Unlock()
+	}()
+	for {
+		var req request
+		if err := dec.Decode(&req); err != nil {
+			return
+		}
+		if req.Op == opDrained {
+			hc.once.Do(func() { close(hc.drained) })
+			continue
+		}
+		if !h.enter() {
+			hc.send(reply{ID: req.ID, NotRun: true})
+			continue
+		}
+		go func() {
+			defer h.inflight.Done()
+			hc.send(h.run(req, hc))
+		}()
+	}
+}
+
+// enter admits a call unless the host is handing over.
+func (h *Host) enter() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.draining {
+		return false
+	}
+	h.inflight.Add(1)
+	return true
+}
+
+// run answers one request of an attached front end.
+func (h *Host) run(req request, hc *hostConn) reply {
+	switch req.Op {
+	case opCall:
+		res := h.call(req.Claim, req.Tool, req.Args)
+		b, err := json.Marshal(res)
+		if err != nil {
+			return reply{ID: req.ID, Error: fmt.Sprintf("encode the result of %s: %v", req.Tool, err)}
+		}
+		return reply{ID: req.ID, Result: b}
+	case opSearch:
+		return h.search(req)
+	case opReindex:
+		progress := func(stage string, done, total int) {
+			hc.send(reply{ID: req.ID, Op: opProgress, Stage: stage, Done: done, Total: total})
+		}
+		if err := h.v.Reindex(progress); err != nil { // MERGE: Rebuild
+			return reply{ID: req.ID, Error: err.Error()}
+		}
+		b, _ := json.Marshal(h.v.NoteCount())
+		return reply{ID: req.ID, Result: b}
+	}
+	return reply{ID: req.ID, Error: fmt.Sprintf("unknown operation %q", req.Op)}
+}
+
+// call runs a tool call for the identity the claim stands for, as this
+// host reads the token file now.
+func (h *Host) call(claim mcptools.Claim, tool string, args json.RawMessage) *mcp.CallToolResult {
+	id, err := mcptools.ResolveClaim(h.tokens, h.v.Owner(), claim)
+	if err != nil {
+		return h.local.Reg.Fail(tool, fmt.Errorf("%w: %v", vault.ErrForbidden, err))
+	}
+	return h.local.CallTool(h.ctx, id, tool, args)
+}
+
+// callLocal runs a call of this process's own front end; ran is false
+// when the host is handing over and did not run it.
+func (h *Host) callLocal(ctx context.Context, id mcptools.Identity, tool string, args json.RawMessage) (res *mcp.CallToolResult, ran bool) {
+	if !h.enter() {
+		return nil, false
+	}
+	defer h.inflight.Done()
+	return h.local.CallTool(ctx, id, tool, args), true
+}
+
+func (h *Host) search(req request) reply {
+	var a vault.SearchArgs
+	if err := json.Unmarshal(req.Args, &a); err != nil {
+		return reply{ID: req.ID, Error: fmt.Sprintf("search arguments: %v", err)}
+	}
+	caller := vault.Caller{Principal: h.v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "cairn search"}
+	res, err := h.v.Search(h.ctx, caller, a)
+	if err != nil {
+		return reply{ID: req.ID, Error: err.Error()}
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return reply{ID: req.ID, Error: err.Error()}
+	}
+	return reply{ID: req.ID, Result: b}
+}
+
+// drain hands over: no new connection or call is taken (calls not started
+// are answered "not run"), the calls in progress finish (within wait; then
+// their context ends), each front end is told, and the connections close
+// once they answered (or wait is over). The caller then closes the vault,
+// which releases the host lock.
+func (h *Host) drain(wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	h.mu.Lock()
+	h.draining = true
+	conns := make([]*hostConn, 0, len(h.conns))
+	for hc := range h.conns {
+		conns = append(conns, hc)
+	}
+	h.mu.Unlock()
+	if h.ln != nil {
+		h.ln.Close() // removes the socket: front ends now wait for the next host
+	}
+	for _, hc := range conns {
+		hc.send(reply{Op: opDrain})
+	}
+	done := make(chan struct{})
+	go func() {
+		h.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Until(deadline)):
+		h.cancel()
+	}
+	for _, hc := range conns {
+		select {
+		case <-hc.drained:
+		case <-time.After(time.Until(deadline)):
+		}
+		hc.c.Close()
+	}
+	h.cancel()
+}

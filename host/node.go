@@ -1,0 +1,257 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cairn-dev/cairn/mcptools"
+	"github.com/cairn-dev/cairn/vault"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Options configure a Node. When the node hosts the vault, its own
+// options (Quiet, NoWatch) are the ones the watcher follows.
+type Options struct {
+	Root    string // the vault (checked by the caller)
+	Version string // cairn's version, told at the greeting
+	// Quiet is --commit-after (vault.Options.Quiet); NoWatch turns the
+	// watcher off. Both apply while this node hosts.
+	Quiet   time.Duration
+	NoWatch bool
+	// Report receives problems and news: recoveries, taking over, a socket
+	// that could not be made. Default: dropped.
+	Report func(error)
+	// Wait bounds how long a call waits for a host (DefaultWait).
+	Wait time.Duration
+}
+
+// DefaultWait is how long a call waits for a process to host the vault
+// (opening a large vault takes seconds), well under clients' usual 60 s
+// request timeout.
+const DefaultWait = 30 * time.Second
+
+// Node is one serving process's link to the vault: attached to the host,
+// or hosting it. It is the mcptools.Backend of the process's front end.
+type Node struct {
+	o    Options
+	reg  *mcptools.Registry
+	sock string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the node has let go of the vault
+
+	mu      sync.Mutex
+	cur     any           // *Host, *remote, or nil while there is neither
+	why     error         // why there is none, when it is not a wait
+	changed chan struct{} // closed and replaced when cur changes
+}
+
+// Start begins attaching or hosting in the background and returns at once
+// (an MCP client's initialize is answered without waiting for the vault).
+// The node lets go of the vault when ctx ends; Done says when it has.
+func Start(ctx context.Context, reg *mcptools.Registry, o Options) *Node {
+	if o.Report == nil {
+		o.Report = func(error) {}
+	}
+	if o.Wait <= 0 {
+		o.Wait = DefaultWait
+	}
+	n := &Node{o: o, reg: reg, sock: SocketPath(o.Root), done: make(chan struct{}), changed: make(chan struct{})}
+	n.ctx, n.cancel = context.WithCancel(ctx)
+	go n.loop()
+	return n
+}
+
+// Close lets go of the vault (handing it over when hosting) and waits
+// until it is done.
+func (n *Node) Close() {
+	n.cancel()
+	<-n.done
+}
+
+// Done is closed once the node has let go of the vault.
+func (n *Node) Done() <-chan struct{} { return n.done }
+
+// Hosting is the vault when this process hosts it, else nil.
+func (n *Node) Hosting() *vault.Vault {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if h, ok := n.cur.(*Host); ok {
+		return h.v
+	}
+	return nil
+}
+
+func (n *Node) set(cur any, why error) {
+	n.mu.Lock()
+	n.cur, n.why = cur, why
+	close(n.changed)
+	n.changed = make(chan struct{})
+	n.mu.Unlock()
+}
+
+// retry is how often a node without a host tries again to attach or host.
+const retry = 10 * time.Millisecond
+
+// loop attaches to the host, or hosts, until the node's context ends.
+func (n *Node) loop() {
+	defer close(n.done)
+	defer n.set(nil, errors.New("this process is exiting"))
+	said := ""
+	tell := func(err error) {
+		if err.Error() != said {
+			said = err.Error()
+			n.o.Report(err)
+		}
+	}
+	for n.ctx.Err() == nil {
+		r, err := dial(n.sock, n.o.Version)
+		if err == nil {
+			tell(fmt.Errorf("attached to %s, which hosts the vault", describePID(r.hostPID)))
+			n.set(r, nil)
+			select {
+			case <-r.gone:
+			case <-n.ctx.Done():
+				r.shut()
+			}
+			n.set(nil, nil)
+			continue
+		}
+		var perr errProtocol
+		if errors.As(err, &perr) {
+			tell(perr)
+			n.set(nil, perr)
+			n.sleep(time.Second)
+			continue
+		}
+		v, err := vault.Open(n.o.Root, vault.Options{Exclusive: true, Quiet: n.o.Quiet})
+		if err == nil {
+			if said != "" {
+				n.o.Report(errors.New("took over: this process now hosts the vault"))
+			}
+			n.host(v)
+			return
+		}
+		if errors.Is(err, vault.ErrVaultBusy) {
+			n.sleep(retry) // a host starting (not listening yet), or a command holding the vault
+			continue
+		}
+		tell(err)
+		n.set(nil, err)
+		n.sleep(time.Second)
+	}
+}
+
+func (n *Node) sleep(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-n.ctx.Done():
+	}
+}
+
+// host serves the vault until the node's context ends, then hands over.
+func (n *Node) host(v *vault.Vault) {
+	h := newHost(v, n.reg, n.o.Version)
+	ln, err := listen(n.sock)
+	if err != nil {
+		n.o.Report(fmt.Errorf("%w: other cairn processes cannot attach to this one", err))
+	} else {
+		h.ln = ln
+		go h.serve()
+	}
+	bg, stop := context.WithCancel(context.Background())
+	startBackground(bg, v, n.o)
+	n.set(h, nil)
+	<-n.ctx.Done()
+	h.drain(DrainBudget)
+	stop()
+	CloseWithin(v, CloseBudget, n.o.Report)
+}
+
+// CallTool runs a call where the vault is: in this process when it hosts,
+// else in the host. A call the host did not run, or a read that was in
+// progress when the host went away, is sent again to the next host; a
+// write in progress then is answered mcptools.UnavailableError (it may
+// have landed).
+func (n *Node) CallTool(ctx context.Context, id mcptools.Identity, tool string, args json.RawMessage) *mcp.CallToolResult {
+	readOnly := false
+	if t := n.reg.Get(tool); t != nil {
+		readOnly = t.ReadOnly
+	}
+	deadline := time.Now().Add(n.o.Wait)
+	var last any
+	for {
+		cur, err := n.await(ctx, deadline, last)
+		if err != nil {
+			return n.reg.Fail(tool, err)
+		}
+		last = cur
+		switch l := cur.(type) {
+		case *Host:
+			if res, ran := l.callLocal(ctx, id, tool, args); ran {
+				return res
+			}
+		case *remote:
+			rep, err := l.do(ctx, request{Op: opCall, Claim: id.Claim(), Tool: tool, Args: args}, nil)
+			switch {
+			case err == nil:
+				return n.result(tool, rep)
+			case errors.Is(err, errNotRun):
+			case errors.Is(err, errGone) && readOnly:
+			case errors.Is(err, errGone):
+				return n.reg.Fail(tool, &mcptools.UnavailableError{MayHaveRun: true, RetryAfter: time.Second,
+					Reason: "the process hosting the vault exited during this call; another takes over within seconds. The write may have landed: read the note again before retrying."})
+			default:
+				return n.reg.Fail(tool, err)
+			}
+		}
+	}
+}
+
+func (n *Node) result(tool string, rep reply) *mcp.CallToolResult {
+	if rep.Error != "" {
+		return n.reg.Fail(tool, errors.New(rep.Error))
+	}
+	res, err := mcp.ParseCallToolResult(&rep.Result)
+	if err != nil {
+		return n.reg.Fail(tool, fmt.Errorf("the host's answer: %w", err))
+	}
+	return res
+}
+
+// await returns the current link once there is one other than not (the
+// one that just failed), waiting until deadline.
+func (n *Node) await(ctx context.Context, deadline time.Time, not any) (any, error) {
+	for {
+		n.mu.Lock()
+		cur, why, changed := n.cur, n.why, n.changed
+		n.mu.Unlock()
+		if cur != nil && cur != not {
+			return cur, nil
+		}
+		if cur == nil && why != nil {
+			return nil, &mcptools.UnavailableError{RetryAfter: time.Second, Reason: "the vault cannot be served: " + why.Error()}
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return nil, &mcptools.UnavailableError{RetryAfter: 5 * time.Second,
+				Reason: fmt.Sprintf("no process could host the vault within %s: %s holds it", n.o.Wait, describePID(HolderPID(n.o.Root)))}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}

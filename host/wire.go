@@ -1,0 +1,58 @@
+package host
+
+import (
+	"encoding/json"
+
+	"github.com/cairn-dev/cairn/mcptools"
+)
+
+// protocol is the wire protocol's version. A host and a front end of
+// different versions (two cairn binaries on one vault, during an upgrade)
+// refuse each other at the greeting, and the front end says so.
+const protocol = 1
+
+// The wire: each side writes JSON values, one after the other, on the
+// socket. The front end greets first, the host answers its greeting, then
+// the front end sends requests and the host answers each by its id, in
+// any order (calls run concurrently).
+type greeting struct {
+	Protocol int    `json:"protocol"`
+	PID      int    `json:"pid"`
+	Version  string `json:"version"`
+}
+
+// Request operations.
+const (
+	opCall    = "call"    // a tool call: Claim, Tool, Args
+	opSearch  = "search"  // the command line's search, as the owner: Args is vault.SearchArgs
+	opReindex = "reindex" // rebuild the search index; progress replies, then the count
+	opDrained = "drained" // the answer to opDrain: nothing more comes on this connection
+)
+
+// Reply operations besides the answer to a request.
+const (
+	opDrain    = "drain"    // the host is handing over: send nothing more, answer opDrained
+	opProgress = "progress" // a step of a reindex
+)
+
+type request struct {
+	ID    uint64          `json:"id,omitempty"`
+	Op    string          `json:"op"`
+	Claim mcptools.Claim  `json:"claim"`
+	Tool  string          `json:"tool,omitempty"`
+	Args  json.RawMessage `json:"args,omitempty"`
+}
+
+type reply struct {
+	ID     uint64          `json:"id,omitempty"`
+	Op     string          `json:"op,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	// NotRun: the host did not start the call (it is handing over); the
+	// front end sends it again to the next host.
+	NotRun bool   `json:"notRun,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Progress of a reindex.
+	Stage string `json:"stage,omitempty"`
+	Done  int    `json:"done,omitempty"`
+	Total int    `json:"total,omitempty"`
+}
