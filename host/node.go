@@ -34,6 +34,12 @@ type Options struct {
 // request timeout.
 const DefaultWait = 30 * time.Second
 
+// CallTimeout bounds a call sent to the host: a host that is alive but
+// stuck answers nothing, and the client gets an error instead of a hang.
+// A call takes milliseconds; the longest wait a call may make on purpose
+// is a note being saved (--commit-after, then 2 s).
+const CallTimeout = 2 * time.Minute
+
 // Node is one serving process's link to the vault: attached to the host,
 // or hosting it. It is the mcptools.Backend of the process's front end.
 type Node struct {
@@ -199,7 +205,9 @@ func (n *Node) CallTool(ctx context.Context, id mcptools.Identity, tool string, 
 				return res
 			}
 		case *remote:
-			rep, err := l.do(ctx, request{Op: opCall, Claim: id.Claim(), Tool: tool, Args: args}, nil)
+			callCtx, cancel := context.WithTimeout(ctx, CallTimeout)
+			rep, err := l.do(callCtx, request{Op: opCall, Claim: id.Claim(), Tool: tool, Args: args}, nil)
+			cancel()
 			switch {
 			case err == nil:
 				return n.result(tool, rep)
@@ -208,6 +216,9 @@ func (n *Node) CallTool(ctx context.Context, id mcptools.Identity, tool string, 
 			case errors.Is(err, errGone):
 				return n.reg.Fail(tool, &mcptools.UnavailableError{MayHaveRun: true, RetryAfter: time.Second,
 					Reason: "the process hosting the vault exited during this call; another takes over within seconds. The write may have landed: read the note again before retrying."})
+			case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+				return n.reg.Fail(tool, &mcptools.UnavailableError{MayHaveRun: !readOnly, RetryAfter: 5 * time.Second,
+					Reason: fmt.Sprintf("the process hosting the vault (%s) did not answer within %s", describePID(l.hostPID), CallTimeout)})
 			default:
 				return n.reg.Fail(tool, err)
 			}
