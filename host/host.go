@@ -77,7 +77,7 @@ func (h *Host) serveConn(c *net.UnixConn) {
 		return
 	}
 	dec := json.NewDecoder(bufio.NewReader(c))
-	hc := &hostConn{c: c, enc: json.NewEncoder(c), drained: make(chan struct{})}
+	hc := &hostConn{c: c, enc: newEncoder(c), drained: make(chan struct{})}
 	c.SetReadDeadline(time.Now().Add(greetTimeout))
 	var g greeting
 	if dec.Decode(&g) != nil {

@@ -287,3 +287,31 @@ func TestCommandsRunInTheHostOrHoldTheVault(t *testing.T) {
 		t.Fatalf("search through the host: %+v %v", res, err)
 	}
 }
+
+// Arguments reach the host as the client sent them: the checks on them
+// answer the same through an attached process as in the host.
+func TestArgumentsCrossTheWireUnchanged(t *testing.T) {
+	root := newVault(t, filepath.Join(t.TempDir(), "v"))
+	a := startNode(t, root)
+	b := startNode(t, root)
+	for _, args := range []string{
+		"{\"ref\":\"bad \xff byte\"}",
+		`{"ref":"x","ref":"y"}`,
+		`{"Ref":"Decision CDN provider"}`,
+		`{"ref":"Decision CDN provider"} trailing`,
+	} {
+		_, local := call(t, a, owner, "get_note", args)
+		_, remote := call(t, b, owner, "get_note", args)
+		if !local.IsError || text(local) != text(remote) {
+			t.Fatalf("get_note %q: in the host %q (isError %v), attached %q", args, text(local), local.IsError, text(remote))
+		}
+	}
+	_, res := call(t, b, owner, "create_note", `{"project":"acme/platform","body":"# Angle <brackets> & ampersands\n\n<b>kept</b> as written & so on"}`)
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	got := mustCall(t, a, "get_note", `{"ref":"Angle <brackets> & ampersands"}`)
+	if !strings.Contains(fmt.Sprint(got["content"]), "<b>kept</b> as written & so on") {
+		t.Fatalf("content after the wire: %v", got["content"])
+	}
+}

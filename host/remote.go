@@ -56,7 +56,7 @@ func dial(path, version string) (*remote, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc := json.NewEncoder(c)
+	enc := newEncoder(c)
 	dec := json.NewDecoder(bufio.NewReader(c))
 	c.SetDeadline(time.Now().Add(greetTimeout))
 	var g greeting
@@ -136,7 +136,7 @@ func (r *remote) do(ctx context.Context, req request, progress func(reply)) (rep
 	r.nextID++
 	req.ID = r.nextID
 	r.pending[req.ID] = pc
-	err := r.enc.Encode(req)
+	err := r.enc.Encode(req) // a request always encodes: what fails is the write
 	r.mu.Unlock()
 	if err != nil {
 		// Nothing whole reached the host, which runs only whole requests.

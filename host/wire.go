@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"io"
 
 	"github.com/cairn-dev/cairn/mcptools"
 )
@@ -40,7 +41,10 @@ type request struct {
 	Op    string          `json:"op"`
 	Claim mcptools.Claim  `json:"claim"`
 	Tool  string          `json:"tool,omitempty"`
-	Args  json.RawMessage `json:"args,omitempty"`
+	// Args travel as bytes (base64 in JSON): byte for byte what the client
+	// sent, even when that is not valid JSON or UTF-8, for the host's
+	// checks to answer exactly as they would in its own process.
+	Args []byte `json:"args,omitempty"`
 }
 
 type reply struct {
@@ -55,4 +59,12 @@ type reply struct {
 	Stage string `json:"stage,omitempty"`
 	Done  int    `json:"done,omitempty"`
 	Total int    `json:"total,omitempty"`
+}
+
+// newEncoder writes the wire's JSON values: arguments and results go
+// through byte for byte (no escaping of <, > and &).
+func newEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }
