@@ -112,3 +112,14 @@ func wireErr(err error) error {
 // IsHandover reports whether a Client's request failed because the host
 // went away: the request can be made again after a new Acquire.
 func IsHandover(err error) bool { return errors.Is(err, errHandover) }
+
+// Probe says which process hosts the vault at root, by greeting it: its
+// pid, or 0 when no process serves it.
+func Probe(root, version string) int {
+	r, err := dial(SocketPath(root), version)
+	if err != nil {
+		return 0
+	}
+	defer r.shut()
+	return r.hostPID
+}

@@ -188,6 +188,9 @@ func TestSecondServeAttachesAndNoAuthStaysOnLoopback(t *testing.T) {
 	defer second.stop()
 	second.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"project":"acme/platform","body":"# Attached write\n\nfrom the second server"}}}`, `"versionToken`)
 	srv.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_note","arguments":{"ref":"Attached write"}}}`, `from the second server`)
+	if out, _ := run(t, true, "doctor", "--vault", v); !strings.Contains(out, fmt.Sprintf("process %d hosts the vault", srv.cmd.Process.Pid)) {
+		t.Fatalf("doctor does not name the host:\n%s", out)
+	}
 	_, errOut := run(t, false, "serve", "--vault", v, "--http", "0.0.0.0:0", "--no-auth")
 	if !strings.Contains(errOut, "loopback") {
 		t.Fatalf("--no-auth on 0.0.0.0: %s", errOut)

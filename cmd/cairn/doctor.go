@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/spf13/cobra"
 )
@@ -53,6 +54,7 @@ is), and notes changed on disk are committed as the person's edits.`,
 				}
 			}
 			fmt.Fprintf(out, "%s\n", inotifyLine())
+			fmt.Fprintf(out, "%s\n", hostLine(dir))
 			if problems > 0 {
 				return fmt.Errorf("%d problem(s)", problems)
 			}
@@ -62,6 +64,18 @@ is), and notes changed on disk are committed as the person's edits.`,
 	vaultFlag(c, &dir)
 	c.Flags().BoolVar(&fix, "fix", false, "repair what is safe to repair first (interrupted commits, abandoned locks and temporary files, notes changed on disk)")
 	return c
+}
+
+// hostLine says which process hosts the vault, the one other servers on
+// it attach to (docs/architecture.md, "One vault, many clients").
+func hostLine(dir string) string {
+	msg := "no process hosts the vault"
+	if root, err := host.Canonical(dir); err == nil {
+		if pid := host.Probe(root, version); pid != 0 {
+			msg = fmt.Sprintf("process %d hosts the vault; other servers on it attach to it", pid)
+		}
+	}
+	return fmt.Sprintf("%-8s %-12s %s", "info", "host", msg)
 }
 
 // inotifyLine reports the kernel's inotify limits, which the watcher needs.
