@@ -196,10 +196,32 @@ func (v *Vault) takeHostLock() error {
 		}
 		return fmt.Errorf("%w%s: %s", ErrVaultBusy, who, v.root)
 	}
+	if err := olderServer(v.root); err != nil {
+		f.Close()
+		return err
+	}
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	v.hostLock = f
 	return nil
+}
+
+// olderServer refuses to host a vault a cairn from before hosting is
+// serving: it holds serve.lock, knows nothing of the host lock, and would
+// keep its own index and watcher beside this process's.
+func olderServer(root string) error {
+	path := filepath.Join(root, CacheDir, "serve.lock")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return nil
+	}
+	pid, _ := os.ReadFile(path)
+	return fmt.Errorf("an older cairn server (pid %s) serves %s: stop it (or restart its client) so that this one can host the vault", strings.TrimSpace(string(pid)), root)
 }
 
 func (v *Vault) releaseHostLock() {
