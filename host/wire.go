@@ -37,10 +37,10 @@ const (
 )
 
 type request struct {
-	ID    uint64          `json:"id,omitempty"`
-	Op    string          `json:"op"`
-	Claim mcptools.Claim  `json:"claim"`
-	Tool  string          `json:"tool,omitempty"`
+	ID    uint64         `json:"id,omitempty"`
+	Op    string         `json:"op"`
+	Claim mcptools.Claim `json:"claim"`
+	Tool  string         `json:"tool,omitempty"`
 	// Args travel as bytes (base64 in JSON): byte for byte what the client
 	// sent, even when that is not valid JSON or UTF-8, for the host's
 	// checks to answer exactly as they would in its own process.
