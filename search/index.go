@@ -369,10 +369,21 @@ func (ix *Index) WaitVectors(timeout time.Duration) bool {
 }
 
 // Persist saves the manifest and the vectors, so a restart reuses them.
-// One save at a time (the periodic one and Close's may meet).
+// One save at a time (the periodic one and Close's may meet). After Close
+// or Discard it saves nothing: Close saved what there was, and the folder
+// of a discarded index may already hold another index (a vault's Rebuild
+// puts the new one in its place), whose files this one must not replace.
 func (ix *Index) Persist() error {
 	ix.persistMu.Lock()
 	defer ix.persistMu.Unlock()
+	if ix.closed.Load() {
+		return nil
+	}
+	return ix.persist()
+}
+
+// persist is Persist; the caller holds persistMu.
+func (ix *Index) persist() error {
 	ix.mu.RLock()
 	var data []byte
 	var err error
@@ -414,7 +425,9 @@ func (ix *Index) Close() error {
 	}
 	ix.gate.Lock()
 	defer ix.gate.Unlock()
-	err := ix.Persist()
+	ix.persistMu.Lock()
+	err := ix.persist()
+	ix.persistMu.Unlock()
 	wait := ix.opts.CloseWait
 	if wait <= 0 {
 		wait = DefaultCloseWait
@@ -427,6 +440,31 @@ func (ix *Index) Close() error {
 	}
 	ix.unlock()
 	return err
+}
+
+// Discard closes the index without saving anything or waiting for
+// Bleve's disk writes, for an index whose folder is deleted next: a
+// vault's Rebuild drops the index it replaces, and the new one when the
+// vault closes before it is done. Close would write the manifest and the
+// vectors only to delete them, and spend the 2 s a stopping server has.
+// A Persist in progress finishes first; later ones save nothing.
+func (ix *Index) Discard() error {
+	if !ix.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if ix.queue != nil {
+		ix.queue.stop()
+	}
+	ix.gate.Lock()
+	defer ix.gate.Unlock()
+	ix.persistMu.Lock()
+	ix.persistMu.Unlock()
+	err := ix.bleve.Close()
+	ix.unlock()
+	if err != nil {
+		return fmt.Errorf("discard search index: %w", err)
+	}
+	return nil
 }
 
 func (ix *Index) unlock() {
