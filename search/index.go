@@ -19,6 +19,10 @@ import (
 // ErrIndexBusy says another process (a running server) holds the index.
 var ErrIndexBusy = errors.New("the search index is in use by another process")
 
+// LockFile is the file in an index's folder that the process holding the
+// index keeps flocked: whoever replaces the folder takes it first.
+const LockFile = "index.lock"
+
 // Options for Open.
 type Options struct {
 	// Embedder makes the vectors; nil turns semantic search off.
@@ -105,7 +109,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]map[int]int{}, scopeIDs: map[string]int{}}
 	// One process at a time, taken before anything is read: a second one
 	// must never find the manifest missing and rebuild under the first.
-	lock, err := os.OpenFile(filepath.Join(dir, "index.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
