@@ -19,6 +19,10 @@ import (
 // ErrIndexBusy says another process (a running server) holds the index.
 var ErrIndexBusy = errors.New("the search index is in use by another process")
 
+// LockFile is the file in an index's folder that the process holding the
+// index keeps flocked: whoever replaces the folder takes it first.
+const LockFile = "index.lock"
+
 // Options for Open.
 type Options struct {
 	// Embedder makes the vectors; nil turns semantic search off.
@@ -105,7 +109,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]map[int]int{}, scopeIDs: map[string]int{}}
 	// One process at a time, taken before anything is read: a second one
 	// must never find the manifest missing and rebuild under the first.
-	lock, err := os.OpenFile(filepath.Join(dir, "index.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
@@ -369,10 +373,21 @@ func (ix *Index) WaitVectors(timeout time.Duration) bool {
 }
 
 // Persist saves the manifest and the vectors, so a restart reuses them.
-// One save at a time (the periodic one and Close's may meet).
+// One save at a time (the periodic one and Close's may meet). After Close
+// or Discard it saves nothing: Close saved what there was, and the folder
+// of a discarded index may already hold another index (a vault's Rebuild
+// puts the new one in its place), whose files this one must not replace.
 func (ix *Index) Persist() error {
 	ix.persistMu.Lock()
 	defer ix.persistMu.Unlock()
+	if ix.closed.Load() {
+		return nil
+	}
+	return ix.persist()
+}
+
+// persist is Persist; the caller holds persistMu.
+func (ix *Index) persist() error {
 	ix.mu.RLock()
 	var data []byte
 	var err error
@@ -414,7 +429,9 @@ func (ix *Index) Close() error {
 	}
 	ix.gate.Lock()
 	defer ix.gate.Unlock()
-	err := ix.Persist()
+	ix.persistMu.Lock()
+	err := ix.persist()
+	ix.persistMu.Unlock()
 	wait := ix.opts.CloseWait
 	if wait <= 0 {
 		wait = DefaultCloseWait
@@ -427,6 +444,31 @@ func (ix *Index) Close() error {
 	}
 	ix.unlock()
 	return err
+}
+
+// Discard closes the index without saving anything or waiting for
+// Bleve's disk writes, for an index whose folder is deleted next: a
+// vault's Rebuild drops the index it replaces, and the new one when the
+// vault closes before it is done. Close would write the manifest and the
+// vectors only to delete them, and spend the 2 s a stopping server has.
+// A Persist in progress finishes first; later ones save nothing.
+func (ix *Index) Discard() error {
+	if !ix.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if ix.queue != nil {
+		ix.queue.stop()
+	}
+	ix.gate.Lock()
+	defer ix.gate.Unlock()
+	ix.persistMu.Lock()
+	ix.persistMu.Unlock()
+	err := ix.bleve.Close()
+	ix.unlock()
+	if err != nil {
+		return fmt.Errorf("discard search index: %w", err)
+	}
+	return nil
 }
 
 func (ix *Index) unlock() {

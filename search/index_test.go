@@ -302,6 +302,52 @@ func TestCloseRightAfterManyBatchesKeepsTheIndex(t *testing.T) {
 	}
 }
 
+// Discard saves nothing, refuses later updates and lets the folder go
+// (its lock too); a Persist after Close or Discard writes nothing, so it
+// cannot replace the files of an index opened in the same folder since.
+func TestDiscardSavesNothingAndPersistAfterCloseWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	docs := versioned(corpus)
+	ix, _ := openT(t, dir, builtinT(t), load(docs))
+	if err := ix.Apply(docs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"manifest.json", "vectors.bin"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after Discard: %v", f, err)
+		}
+	}
+	if err := ix.Apply(docs[:1], nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("an update after Discard: %v", err)
+	}
+	// The folder is free: another index opens there, and the discarded
+	// one's Persist does not touch its files.
+	ix2, _ := openT(t, dir, nil, nil)
+	defer ix2.Close()
+	if err := ix2.Apply(docs[:2], nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix2.Persist(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Persist(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "manifest.json")); string(after) != string(before) {
+		t.Fatal("a discarded index's Persist replaced the manifest of the index opened after it")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "vectors.bin")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a discarded index's Persist wrote vectors: %v", err)
+	}
+}
+
 func TestInterruptedIndexIsRebuilt(t *testing.T) {
 	dir := t.TempDir()
 	docs := versioned(corpus)

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,29 +18,44 @@ import (
 )
 
 // searchState is the vault's search index, opened on first use (a short
-// command-line operation never pays for it). The catalog records every
-// path it re-reads; before each search, and soon after each write, those
-// paths are re-read from disk and indexed, so a search sees what the
-// catalog sees. Notes over largeNoteBytes are the exception: they are
-// indexed in the background lane (indexlane.go), and searches do not wait
-// for them.
+// command-line operation never pays for it) and replaced whole by a
+// Rebuild (rebuild.go). The catalog records every path it re-reads;
+// before each search, and soon after each write, those paths are re-read
+// from disk and indexed, so a search sees what the catalog sees. Notes
+// over largeNoteBytes are the exception: they are indexed in the
+// background lane (indexlane.go), and searches do not wait for them.
+//
+// Lock order: rebuildMu, then useMu, then mu, then catMu (and what
+// follows catMu); openMu and laneMu are taken last, with nothing taken
+// under them.
 type searchState struct {
-	once   sync.Once
-	ix     atomic.Pointer[search.Index] // set once open
-	err    error
-	notice string // why semantic search is off, when configured but broken
+	// rebuildMu: one Rebuild at a time. Close takes it too, so it waits
+	// for the Rebuild running, which stops at its next step.
+	rebuildMu sync.Mutex
+	// useMu is held for reading by a search while it uses the index, and
+	// for writing by a Rebuild's swap and by Close: no search ever runs
+	// on an index being closed (Bleve's reader of a closed index is nil).
+	useMu sync.RWMutex
 
-	// mu serialises index updates (but not the lane's long notes). Lock
-	// order: mu, then catMu (and what follows catMu); laneMu is taken
-	// last, with nothing taken under it.
+	// openMu guards err, notice and opening: the state a sync.Once kept
+	// before, which a Rebuild must be able to reset.
+	openMu sync.Mutex
+	err    error  // why the index cannot be used (until a Rebuild)
+	notice string // why semantic search is off, when configured but broken
+	// opening is closed when the first open, or a Rebuild that has no
+	// index to answer from, ends; searches wait for it. Nil when none runs.
+	opening chan struct{}
+	ix      atomic.Pointer[search.Index] // set once open; replaced by a Rebuild
+	ready   atomic.Bool                  // ix is open and synced: searches use it
+
+	// mu serialises index updates (but not the lane's long notes).
 	mu       sync.Mutex
 	projects *projectSet // the project set the scopes were computed with
 	closed   bool
-	progress func(done, total int) // told of a full sync's progress
-	soon     atomic.Bool           // a background update is scheduled
-	ready    atomic.Bool           // the index is open and its first sync done
-	// stopping: Close has begun. A full sync stops at its next step, the
-	// lane before its next note, and nothing new starts.
+	job      *rebuildJob // the Rebuild building a new index, told what updates change
+	soon     atomic.Bool // a background update is scheduled
+	// stopping: Close has begun. A full sync or a Rebuild stops at its
+	// next step, the lane before its next note, and nothing new starts.
 	stopping atomic.Bool
 
 	laneMu    sync.Mutex
@@ -47,143 +63,183 @@ type searchState struct {
 	searching atomic.Int32 // searches and recalls running, which the lane lets go first
 }
 
+// errIndexClosed answers a search of a vault that is closing or closed.
+var errIndexClosed = errors.New("search index: the vault is closed")
+
+// indexStep is how many notes a build indexes at a time: a step takes a
+// fraction of a second, so Close waits for one at most, and progress
+// shows.
+const indexStep = 500
+
 // SearchLog receives the index's log lines (rebuilds, embedder failures).
 var SearchLog = func(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "cairn: "+format+"\n", args...)
 }
 
-// SearchIndex opens the search index (once), brings it up to date with
-// the notes, and queues the vectors that are missing. `cairn serve` calls
-// it at start, in the background.
+// SearchIndex opens the search index (on the first call), brings it up to
+// date with the notes, and queues the vectors that are missing. `cairn
+// serve` calls it at start, in the background. A Rebuild closes the index
+// it replaces: use what this returns for a call, do not keep it.
 func (v *Vault) SearchIndex() (*search.Index, error) {
-	v.srch.once.Do(func() {
-		cfg, err := LoadConfig(v.root)
-		var emb search.Embedder
-		if err == nil {
-			emb, err = search.NewEmbedder(cfg.Embedder)
-		}
-		if err != nil {
-			v.srch.notice = fmt.Sprintf("semantic search is off: %v", err)
-			SearchLog("%s", v.srch.notice)
-			emb = nil
-		}
-		ix, err := search.Open(filepath.Join(v.root, CacheDir, "search"), search.Options{
-			Embedder: emb,
-			Load:     v.searchDoc,
-			Logf:     SearchLog,
-		})
-		if err != nil {
-			v.srch.err = err
-			return
-		}
-		v.srch.ix.Store(ix)
-		if err := v.syncIndex(true); err != nil {
-			v.srch.err = err
-			return
-		}
-		ix.QueueMissingVectors()
-		v.srch.ready.Store(true)
-	})
-	if v.srch.err != nil {
-		return nil, v.srch.err
-	}
-	ix := v.srch.ix.Load()
-	if ix == nil {
-		return nil, fmt.Errorf("search index: the vault is closed")
-	}
-	return ix, nil
+	return v.searchIndexCtx(context.Background())
 }
 
 // searchIndexCtx is SearchIndex for a caller that stops waiting when ctx
 // ends: a search asked while the index is being built (seconds per
-// 10,000 notes) must not hold a shutdown up. The build goes on.
+// 10,000 notes), by the first open or by a Rebuild with no index to
+// answer from, must not hold a shutdown up. The build goes on.
 func (v *Vault) searchIndexCtx(ctx context.Context) (*search.Index, error) {
-	if v.srch.ready.Load() {
-		return v.SearchIndex()
-	}
-	type opened struct {
-		ix  *search.Index
-		err error
-	}
-	c := make(chan opened, 1)
-	go func() {
-		ix, err := v.SearchIndex()
-		c <- opened{ix, err}
-	}()
-	select {
-	case o := <-c:
-		return o.ix, o.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("search index: still being built: %w", ctx.Err())
+	s := &v.srch
+	for {
+		if s.ready.Load() {
+			if ix := s.ix.Load(); ix != nil {
+				return ix, nil
+			}
+		}
+		s.openMu.Lock()
+		wait, err := s.opening, s.err
+		if wait == nil && err == nil && !s.ready.Load() {
+			if s.stopping.Load() {
+				err = errIndexClosed
+			} else {
+				wait = make(chan struct{})
+				s.opening = wait
+				go v.openIndex(wait)
+			}
+		}
+		s.openMu.Unlock()
+		if wait == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue // ready meanwhile
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("search index: still being built: %w", ctx.Err())
+		}
 	}
 }
 
+// openIndex opens the index in its folder, brings it up to date with
+// every note and queues the missing vectors; then it ends the wait of
+// the searches (done).
+func (v *Vault) openIndex(done chan struct{}) {
+	if err := v.removeLeftovers(); err != nil {
+		SearchLog("search index: %v", err)
+	}
+	emb, notice := v.searchEmbedder()
+	ix, err := search.Open(v.indexDir(), v.indexOptions(emb, 0))
+	if err == nil {
+		v.srch.ix.Store(ix)
+		if err = v.syncIndex(true); err == nil {
+			ix.QueueMissingVectors()
+		}
+	}
+	s := &v.srch
+	s.openMu.Lock()
+	s.notice, s.err = notice, err
+	s.ready.Store(err == nil)
+	s.opening = nil
+	close(done)
+	s.openMu.Unlock()
+}
+
+// searchEmbedder makes the embedder the settings name. A broken setting
+// turns semantic search off with a notice (every search then gives it)
+// rather than failing: lexical search goes on.
+func (v *Vault) searchEmbedder() (search.Embedder, string) {
+	cfg, err := LoadConfig(v.root)
+	var emb search.Embedder
+	if err == nil {
+		emb, err = search.NewEmbedder(cfg.Embedder)
+	}
+	if err != nil {
+		notice := fmt.Sprintf("semantic search is off: %v", err)
+		SearchLog("%s", notice)
+		return nil, notice
+	}
+	return emb, ""
+}
+
+// indexOptions are the options the vault opens its indexes with
+// (closeWait 0: search.DefaultCloseWait).
+func (v *Vault) indexOptions(emb search.Embedder, closeWait time.Duration) search.Options {
+	return search.Options{Embedder: emb, Load: v.searchDoc, Logf: SearchLog, CloseWait: closeWait}
+}
+
+// indexDir is the live index's folder.
+func (v *Vault) indexDir() string { return filepath.Join(v.root, CacheDir, "search") }
+
+// searchNotice is why semantic search is off although configured ("").
+func (v *Vault) searchNotice() string {
+	v.srch.openMu.Lock()
+	defer v.srch.openMu.Unlock()
+	return v.srch.notice
+}
+
 // closeIndex stops the work in progress at its next step (a first build,
-// the lane of long notes: each step is bounded), then closes the index.
+// a Rebuild, the lane of long notes: each step is bounded), lets the
+// searches running finish, then closes the index.
 func (v *Vault) closeIndex() error {
-	v.srch.laneMu.Lock()
-	v.srch.stopping.Store(true) // under laneMu: the lane starts no worker now
-	v.srch.laneMu.Unlock()
-	v.srch.once.Do(func() {})
+	s := &v.srch
+	s.laneMu.Lock()
+	s.stopping.Store(true) // under laneMu: the lane starts no worker now
+	s.laneMu.Unlock()
+	s.rebuildMu.Lock() // the Rebuild running stops at its next step
+	defer s.rebuildMu.Unlock()
+	s.openMu.Lock()
+	wait := s.opening
+	s.openMu.Unlock()
+	if wait != nil {
+		<-wait // the first build stops at its next step too
+	}
 	v.waitLane()
-	v.srch.mu.Lock()
-	defer v.srch.mu.Unlock()
-	if v.srch.closed {
+	s.useMu.Lock()
+	defer s.useMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openMu.Lock()
+	s.ready.Store(false)
+	s.err = errIndexClosed
+	s.openMu.Unlock()
+	if s.closed {
 		return nil
 	}
-	v.srch.closed = true
-	if ix := v.srch.ix.Load(); ix != nil {
+	s.closed = true
+	if ix := s.ix.Load(); ix != nil {
 		return ix.Close()
 	}
 	return nil
 }
 
-// Reindex rebuilds the search index from scratch: the Bleve index and the
-// vectors are deleted, every note is indexed again, and the vectors made.
-// progress, when set, is told how many notes are indexed (stage "index")
-// and then embedded (stage "embed"), out of how many. The vault must be
-// open exclusively (no server running on it) and the index not opened yet.
+// Reindex rebuilds the search index from scratch, as Rebuild does; it is
+// what `cairn reindex` runs (progress: "index", then "embed").
 func (v *Vault) Reindex(progress func(stage string, done, total int)) error {
-	if v.hostLock == nil {
-		return fmt.Errorf("reindex: open the vault exclusively (is a cairn server running on it?)")
-	}
-	if v.srch.ix.Load() != nil {
-		return fmt.Errorf("reindex: the search index is already open")
-	}
-	if err := os.RemoveAll(filepath.Join(v.root, CacheDir, "search")); err != nil {
-		return fmt.Errorf("reindex: %w", err)
-	}
-	if progress != nil {
-		v.srch.progress = func(done, total int) { progress("index", done, total) }
-	}
-	ix, err := v.SearchIndex()
-	if err != nil {
-		return err
-	}
-	v.waitLane()
-	total := ix.VectorsPending()
-	for n := total; n > 0; n = ix.VectorsPending() {
-		if progress != nil {
-			progress("embed", total-n, total)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if progress != nil && total > 0 {
-		progress("embed", total, total)
-	}
-	return ix.Persist()
+	return v.Rebuild(progress)
 }
 
-// syncIndex brings the index up to date: with full, by comparing every
-// note's version and scope with the index's; else with the paths the
-// catalog re-read since the last update.
+// syncIndex brings the live index up to date (see syncLocked).
 func (v *Vault) syncIndex(full bool) error {
-	ix := v.srch.ix.Load()
 	v.srch.mu.Lock()
 	defer v.srch.mu.Unlock()
-	if v.srch.closed || v.srch.stopping.Load() {
+	// Loaded under mu: a Rebuild's swap replaces the index under it.
+	ix := v.srch.ix.Load()
+	if ix == nil || v.srch.closed || v.srch.stopping.Load() {
 		return nil
 	}
+	return v.syncLocked(ix, full, nil)
+}
+
+// syncLocked brings ix up to date; the caller holds srch.mu. With full,
+// by comparing every note's version and scope with the index's; else
+// with the paths the catalog re-read since the last update. force (a
+// Rebuild's catch-up) are paths indexed again whatever their version,
+// with the catalog's re-read paths too even when full: notes written
+// while the Rebuild built, and their neighbours, whose context in the new
+// index may be older than their version.
+func (v *Vault) syncLocked(ix *search.Index, full bool, force map[string]bool) error {
 	ps := v.projectSet()
 	if ps != v.srch.projects {
 		// Projects were added, moved or renamed: scopes may have changed.
@@ -191,32 +247,22 @@ func (v *Vault) syncIndex(full bool) error {
 		v.srch.projects = ps
 	}
 	v.catMu.Lock()
-	var todo, gone []string
-	if full {
-		indexed := ix.Versions()
-		for p, e := range v.cat.entries {
-			ver, ok := indexed[p]
-			if !ok || ver != stampVersion(e) || !v.sameScope(ix, p) {
-				todo = append(todo, p)
-			}
-		}
-		for p := range indexed {
-			if v.cat.entries[p] == nil {
-				gone = append(gone, p)
-			}
-		}
-	} else {
-		for p := range v.cat.changed {
-			if v.cat.entries[p] != nil {
-				todo = append(todo, p)
-			} else {
-				gone = append(gone, p)
-			}
+	paths := v.pathsToSync(ix, full, force)
+	v.cat.changed = map[string]bool{}
+	if job := v.srch.job; job != nil {
+		for p := range paths {
+			job.dirty[p] = true // a Rebuild's new index holds what it read before
 		}
 	}
-	v.cat.changed = map[string]bool{}
+	var todo, gone, long []string
+	for p, exists := range paths {
+		if exists {
+			todo = append(todo, p)
+		} else {
+			gone = append(gone, p)
+		}
+	}
 	// Long notes, and paths the lane holds, go to the lane.
-	var long []string
 	todo, long = v.splitLong(todo, long)
 	gone, long = v.splitLong(gone, long)
 	v.catMu.Unlock()
@@ -225,6 +271,7 @@ func (v *Vault) syncIndex(full bool) error {
 		return nil
 	}
 	sort.Strings(todo)
+	sort.Strings(gone)
 	if err := v.applyIndex(ix, todo, gone); err != nil {
 		// Not indexed: try these paths again at the next update.
 		v.catMu.Lock()
@@ -237,10 +284,39 @@ func (v *Vault) syncIndex(full bool) error {
 	return nil
 }
 
+// pathsToSync are the paths syncLocked updates, each with whether the
+// catalog holds it (else it leaves the index). The caller holds catMu.
+func (v *Vault) pathsToSync(ix *search.Index, full bool, force map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	if full {
+		indexed := ix.Versions()
+		for p, e := range v.cat.entries {
+			ver, ok := indexed[p]
+			if !ok || ver != stampVersion(e) || !v.sameScope(ix, p) {
+				out[p] = true
+			}
+		}
+		for p := range indexed {
+			if v.cat.entries[p] == nil {
+				out[p] = false
+			}
+		}
+	}
+	if !full || force != nil {
+		for p := range v.cat.changed {
+			out[p] = v.cat.entries[p] != nil
+		}
+	}
+	for p := range force {
+		out[p] = v.cat.entries[p] != nil
+	}
+	return out
+}
+
 // applyIndex indexes todo and removes gone, then re-indexes the sequence
 // neighbours of both, before and after the change (their context holds the
-// changed notes' words), in steps, so a large first build shows progress
-// and never holds every body in memory at once.
+// changed notes' words), in steps, so a large first build stops soon
+// when the vault closes and never holds every body in memory at once.
 func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 	done := map[string]bool{}
 	neighbours := map[string]bool{}
@@ -253,14 +329,11 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 	if err := ix.Apply(nil, gone); err != nil {
 		return err
 	}
-	// A step of 500 notes takes a fraction of a second: Close waits for
-	// one at most.
-	const step = 500
-	for i := 0; i < len(todo); i += step {
+	for i := 0; i < len(todo); i += indexStep {
 		if v.srch.stopping.Load() {
 			return nil // the next start's sync does the rest
 		}
-		docs := v.searchDocs(todo[i:min(i+step, len(todo))])
+		docs := v.searchDocs(todo[i:min(i+indexStep, len(todo))])
 		for _, d := range docs {
 			for _, q := range d.Sequence {
 				neighbours[q] = true
@@ -268,9 +341,6 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 		}
 		if err := ix.Apply(docs, nil); err != nil {
 			return err
-		}
-		if v.srch.progress != nil {
-			v.srch.progress(min(i+step, len(todo)), len(todo))
 		}
 	}
 	var extra, long []string

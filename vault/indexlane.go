@@ -3,6 +3,7 @@ package vault
 import (
 	"errors"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
@@ -31,6 +32,9 @@ type indexLane struct {
 	queued  map[string]bool // path → index even at the same version (its neighbours' text changed)
 	current string          // being indexed
 	idle    chan struct{}   // closed when the worker stops; nil while none runs
+	// paused: a Rebuild is swapping the index, so the worker stops after
+	// its note and none starts; what is queued waits (pauseLane).
+	paused atomic.Bool
 }
 
 // laneHook, set by tests only, runs when the lane has read a note and
@@ -68,9 +72,38 @@ func (v *Vault) queueLarge(paths []string, force bool) {
 	for _, p := range paths {
 		s.lane.queued[p] = s.lane.queued[p] || force
 	}
-	if s.lane.idle == nil {
-		s.lane.idle = make(chan struct{})
-		go v.runLane(s.lane.idle)
+	v.startLane()
+}
+
+// startLane starts the lane's worker unless one runs, the lane is paused
+// or nothing is queued. The caller holds laneMu.
+func (v *Vault) startLane() {
+	l := &v.srch.lane
+	if l.idle == nil && !l.paused.Load() && len(l.queued) > 0 {
+		l.idle = make(chan struct{})
+		go v.runLane(l.idle)
+	}
+}
+
+// pauseLane stops the lane's worker after the note it is indexing, and
+// starts none until resumeLane; what is queued stays queued. A Rebuild's
+// swap closes the index the worker writes to.
+func (v *Vault) pauseLane() {
+	v.srch.laneMu.Lock()
+	v.srch.lane.paused.Store(true)
+	v.srch.laneMu.Unlock()
+	v.waitLane()
+}
+
+// resumeLane starts the lane again after pauseLane, on the index in place
+// now (unless the vault is closing).
+func (v *Vault) resumeLane() {
+	s := &v.srch
+	s.laneMu.Lock()
+	defer s.laneMu.Unlock()
+	s.lane.paused.Store(false)
+	if !s.stopping.Load() {
+		v.startLane()
 	}
 }
 
@@ -80,7 +113,7 @@ func (v *Vault) runLane(idle chan struct{}) {
 	s := &v.srch
 	for {
 		s.laneMu.Lock()
-		if s.stopping.Load() || len(s.lane.queued) == 0 {
+		if s.stopping.Load() || s.lane.paused.Load() || len(s.lane.queued) == 0 {
 			s.lane.current, s.lane.idle = "", nil
 			close(idle)
 			s.laneMu.Unlock()
@@ -103,10 +136,11 @@ func (v *Vault) runLane(idle chan struct{}) {
 	}
 }
 
-// yieldToSearches waits, at most laneYield, until no search is running.
+// yieldToSearches waits, at most laneYield, until no search is running
+// (or the vault closes, or a Rebuild pauses the lane).
 func (v *Vault) yieldToSearches() {
 	deadline := time.Now().Add(laneYield)
-	for v.srch.searching.Load() > 0 && !v.srch.stopping.Load() && time.Now().Before(deadline) {
+	for v.srch.searching.Load() > 0 && !v.srch.stopping.Load() && !v.srch.lane.paused.Load() && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -121,7 +155,12 @@ func (v *Vault) searchRuns() func() {
 // indexLarge brings one path of the lane up to date, then the notes next
 // to it in a sequence (their context holds its words).
 func (v *Vault) indexLarge(p string, force bool) error {
+	// The lane is paused while a Rebuild swaps the index: ix stays open
+	// until this note is done.
 	ix := v.srch.ix.Load()
+	if ix == nil {
+		return nil // a swap failed: no index until the next Rebuild
+	}
 	old, prev := ix.Sequence(p), ix.Version(p)
 	e := v.entry(p, false)
 	switch {
@@ -183,7 +222,11 @@ func (v *Vault) reindexNeighbours(p string, qs []string) error {
 	v.catMu.Unlock()
 	sort.Strings(short)
 	v.queueLarge(long, true)
-	return v.srch.ix.Load().Apply(v.searchDocs(short), nil)
+	ix := v.srch.ix.Load()
+	if ix == nil {
+		return nil
+	}
+	return ix.Apply(v.searchDocs(short), nil)
 }
 
 // WaitIndexed waits, at most timeout, until the long notes queued for the
@@ -204,7 +247,8 @@ func (v *Vault) WaitIndexed(timeout time.Duration) bool {
 	}
 }
 
-// waitLane returns once the lane is idle (for Reindex, and tests).
+// waitLane returns once no worker of the lane runs (for Rebuild, Close,
+// and tests).
 func (v *Vault) waitLane() {
 	for {
 		v.srch.laneMu.Lock()

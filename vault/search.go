@@ -159,8 +159,8 @@ func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResu
 		return nil, err
 	}
 	out := &SearchResult{Query: a.Query, Mode: string(res.Mode), Requested: string(plan.q.Mode), Notice: res.Notice, VectorsPending: res.VectorsPending, IndexPending: v.indexPending(plan.q.Filter.Scopes), Results: []SearchHit{}}
-	if res.Mode != plan.q.Mode && v.srch.notice != "" {
-		out.Notice = v.srch.notice + "; ran lexically" // a broken embedder setting
+	if notice := v.searchNotice(); res.Mode != plan.q.Mode && notice != "" {
+		out.Notice = notice + "; ran lexically" // a broken embedder setting
 	}
 	for _, h := range res.Hits {
 		sh, ok := v.hitView(c, ix, h, a.Query)
@@ -221,18 +221,38 @@ func (v *Vault) NoteCount() int {
 // the catalog has seen first, so a search never misses a write of a note
 // up to 64 KiB; longer ones are indexed in the background, and a search
 // does not wait for them (IndexPending says how many there are).
+//
+// The index it returns may be closed by a Rebuild's swap as soon as it
+// returns: the caller only analyses text with it (Snippet, FirstMatch,
+// MatchesIn), which needs no open index.
 func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, error) {
 	defer v.searchRuns()() // Search and Recall count their snippets and packing too
-	ix, err := v.searchIndexCtx(ctx)
-	if err != nil {
-		return nil, nil, err
+	for {
+		ix, err := v.searchIndexCtx(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		// Taken once the index is known (never while waiting for a build,
+		// which a swap may be part of); a swap in between replaced it.
+		v.srch.useMu.RLock()
+		if v.srch.ix.Load() != ix || !v.srch.ready.Load() {
+			v.srch.useMu.RUnlock()
+			continue
+		}
+		res, err := v.searchOn(ctx, ix, q)
+		v.srch.useMu.RUnlock()
+		if err != nil {
+			return nil, nil, err
+		}
+		return ix, res, nil
 	}
+}
+
+// searchOn brings ix up to date with the catalog, then runs q on it; the
+// caller holds useMu (read).
+func (v *Vault) searchOn(ctx context.Context, ix *search.Index, q search.Query) (*search.Result, error) {
 	if err := v.syncIndex(false); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	res, err := ix.Search(ctx, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ix, res, nil
+	return ix.Search(ctx, q)
 }
