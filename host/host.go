@@ -146,7 +146,7 @@ func (h *Host) run(req request, hc *hostConn) reply {
 		progress := func(stage string, done, total int) {
 			hc.send(reply{ID: req.ID, Op: opProgress, Stage: stage, Done: done, Total: total})
 		}
-		if err := h.v.Reindex(progress); err != nil { // MERGE: Rebuild
+		if err := h.v.Rebuild(progress); err != nil {
 			return reply{ID: req.ID, Error: err.Error()}
 		}
 		b, _ := json.Marshal(h.v.NoteCount())
