@@ -53,7 +53,7 @@ func reindexCmd() *cobra.Command {
 			notes := 0
 			err := onVault(cmd.Context(), dir, vault.Options{},
 				func(c *host.Client) (err error) {
-					fmt.Fprintf(out, "rebuilding in the server that hosts the vault (pid %d); searches wait for it\n", c.HostPID())
+					fmt.Fprintf(out, "rebuilding in the server that hosts the vault (pid %d); searches answer from the current index until the new one replaces it\n", c.HostPID())
 					notes, err = c.Reindex(cmd.Context(), progress)
 					return err
 				},
