@@ -20,13 +20,13 @@ func printTables(res []*result, calls, rounds int, idle time.Duration) {
 	}
 	fmt.Println()
 	fmt.Printf("Per call, the host's own client and an attached client taking turns, %d calls each:\n\n", calls)
-	fmt.Println("| vault | tool | host's client p50 / p99 | attached client p50 / p99 | attaching adds p50 / p99 |")
-	fmt.Println("|---|---|---|---|---|")
+	fmt.Println("| vault | tool | answer (JSON) | host's client p50 / p99 | attached client p50 / p99 | attaching adds p50 / p99 |")
+	fmt.Println("|---|---|---|---|---|---|")
 	for _, r := range res {
 		for _, t := range r.tools {
 			h50, h99 := pct(t.host, 50), pct(t.host, 99)
 			a50, a99 := pct(t.attached, 50), pct(t.attached, 99)
-			fmt.Printf("| %s | %s | %s / %s | %s / %s | %s / %s |\n", r.bv.label, t.tool,
+			fmt.Printf("| %s | %s | %s | %s / %s | %s / %s | %s / %s |\n", r.bv.label, t.tool, size(t.bytes),
 				ms(h50), ms(h99), ms(a50), ms(a99), signedMS(a50-h50), signedMS(a99-h99))
 		}
 	}
@@ -99,6 +99,22 @@ func saved(r *result) []round {
 		return nil
 	}
 	return []round{*r.saved}
+}
+
+// size is the mean of sizes in bytes, or KiB past 10 KiB.
+func size(sizes []int) string {
+	if len(sizes) == 0 {
+		return "-"
+	}
+	sum := 0
+	for _, n := range sizes {
+		sum += n
+	}
+	mean := sum / len(sizes)
+	if mean >= 10<<10 {
+		return fmt.Sprintf("%.0f KiB", float64(mean)/1024)
+	}
+	return fmt.Sprintf("%d B", mean)
 }
 
 // medMax is "median / max" of d.

@@ -63,6 +63,23 @@ func (p *proc) pid() int { return p.cmd.Process.Pid }
 // call makes one tool call and decodes its structured result into out
 // (when not nil). A transport error or an isError result is an error.
 func (p *proc) call(tool string, args map[string]any, out any) error {
+	_, err := p.callResult(tool, args, out)
+	return err
+}
+
+// answerSize is the size of a call's result as JSON (content and
+// structured content): what the host encodes and the front end decodes
+// and encodes again.
+func (p *proc) answerSize(tool string, args map[string]any) (int, error) {
+	res, err := p.callResult(tool, args, nil)
+	if err != nil {
+		return 0, err
+	}
+	b, err := json.Marshal(res)
+	return len(b), err
+}
+
+func (p *proc) callResult(tool string, args map[string]any, out any) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	req := mcp.CallToolRequest{}
@@ -70,23 +87,23 @@ func (p *proc) call(tool string, args map[string]any, out any) error {
 	req.Params.Arguments = args
 	res, err := p.c.CallTool(ctx, req)
 	if err != nil {
-		return fmt.Errorf("%s on %s: %w", tool, p.name, err)
+		return nil, fmt.Errorf("%s on %s: %w", tool, p.name, err)
 	}
 	if res.IsError {
 		b, _ := json.Marshal(res.StructuredContent)
-		return fmt.Errorf("%s on %s: isError %s %v", tool, p.name, b, res.Content)
+		return nil, fmt.Errorf("%s on %s: isError %s %v", tool, p.name, b, res.Content)
 	}
 	if out == nil {
-		return nil
+		return res, nil
 	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
-		return fmt.Errorf("%s on %s: encode its result: %w", tool, p.name, err)
+		return nil, fmt.Errorf("%s on %s: encode its result: %w", tool, p.name, err)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("%s on %s: decode its result: %w", tool, p.name, err)
+		return nil, fmt.Errorf("%s on %s: decode its result: %w", tool, p.name, err)
 	}
-	return nil
+	return res, nil
 }
 
 // kill sends SIGKILL; the process is reaped by close.

@@ -28,6 +28,7 @@ type result struct {
 type toolLatency struct {
 	tool           string
 	host, attached []time.Duration
+	bytes          []int // the size of each answer, from extra calls
 }
 
 type memRow struct {
@@ -192,6 +193,14 @@ func latency(a, b *proc, bv *benchVault, sents []string, rng *rand.Rand, calls i
 				} else {
 					tl.attached = append(tl.attached, d)
 				}
+			}
+			if i%10 == 0 && t.name != "create_note" {
+				// Untimed: how much JSON the front end handles.
+				n, err := a.answerSize(t.name, t.args(i, a.name))
+				if err != nil {
+					return nil, err
+				}
+				tl.bytes = append(tl.bytes, n)
 			}
 		}
 		out = append(out, tl)
