@@ -21,15 +21,16 @@
 //     p99 of each, and the differences, the overhead of attaching.
 //  2. Memory: VmRSS and VmHWM (/proc/PID/status) of A and B, idle (the
 //     index ready, before the calls) and after the calls.
-//  3. Takeover: C starts and attaches; the host is killed with SIGKILL and
+//  3. Takeover: C starts and attaches; an attached client creates a note,
+//     and 1 s after the index holds it the host is killed with SIGKILL;
 //     each surviving client at once calls get_note (which waits for a new
-//     host), then search. Times from the kill to those answers, and to the
-//     new host's first search with every vector made. The killed process
-//     is replaced by a new one that attaches, the index is left to become
-//     ready, and the round repeats -rounds times. The host is killed one
-//     more time after sitting idle for -idle, past its periodic save of
-//     derived state (every 30 s, vault.Maintain): the next host then
-//     reuses the search index on disk instead of rebuilding it.
+//     host), then search. Times from the kill to those answers, to the
+//     new host's log line saying it took over, and to its first search
+//     with every vector made. The killed process is replaced by a new one
+//     that attaches, and the round repeats -rounds times. The host is
+//     killed one more time after -idle without a write, past its periodic
+//     save of derived state (every 30 s, vault.Maintain): whether each new
+//     host rebuilt its search index is read from its log.
 package main
 
 import (

@@ -43,15 +43,15 @@ func printTables(res []*result, calls, rounds int, idle time.Duration) {
 	fmt.Println()
 	then := ""
 	if idle > 0 {
-		then = fmt.Sprintf(", then once after %s idle", idle)
+		then = fmt.Sprintf(", then once after %s without a write", idle)
 	}
-	fmt.Printf("The host killed (SIGKILL) with two processes attached, %d times per vault 1 s after its index was ready%s; median / max over the kills, from the kill:\n\n", rounds, then)
+	fmt.Printf("The host killed (SIGKILL) with two processes attached, %d times per vault 1 s after a write (its index ready)%s; median / max over the kills, from the kill:\n\n", rounds, then)
 	fmt.Println("| vault | kills | new host took over (logged) | first get_note answered | get_note answered on both | first search answered | vectors pending in it | every vector made (±200 ms) | index rebuilt | calls failed |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range res {
-		killRow(r.bv.label, "1 s after ready", r.rounds)
+		killRow(r.bv.label, "1 s after a write", r.rounds)
 		if r.saved != nil {
-			killRow(r.bv.label, fmt.Sprintf("%s idle", idle), []round{*r.saved})
+			killRow(r.bv.label, fmt.Sprintf("%s after a write", idle), []round{*r.saved})
 		}
 	}
 	for _, r := range res {

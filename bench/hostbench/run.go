@@ -21,7 +21,8 @@ type result struct {
 	mems               []memRow
 	rounds             []round
 	// saved is a kill after the host sat idle past its periodic save of
-	// derived state (vault.Maintain), so the next host can reuse it.
+	// derived state (vault.Maintain), so the next host can reuse it;
+	// rounds are kills right after a write.
 	saved *round
 }
 
@@ -107,7 +108,7 @@ func run(bin string, bv *benchVault, sents []string, calls, rounds int, idle tim
 	}
 	for i := 0; i < rounds; i++ {
 		fmt.Fprintf(errOut, "hostbench: %s, kill %d of %d\n", bv.label, i+1, rounds)
-		rd, rest, err := kill(bin, bv, procs, fmt.Sprintf("R%d", i+1), rng, sents, time.Second)
+		rd, rest, err := kill(bin, bv, procs, fmt.Sprintf("R%d", i+1), rng, sents, 0)
 		procs = rest
 		if err != nil {
 			return nil, err
@@ -208,20 +209,33 @@ func latency(a, b *proc, bv *benchVault, sents []string, rng *rand.Rand, calls i
 	return out, nil
 }
 
-// kill kills the host of procs once its index is ready and it sat idle
-// for idle, times the survivors' first answers, and replaces the killed
-// process by a new one (named name) that attaches. It returns the
-// processes now running.
+// kill kills the host of procs and times the survivors' first answers,
+// then replaces the killed process by a new one (named name) that
+// attaches. It returns the processes now running. Before the kill, when
+// idle is 0, one of the attached clients creates a note (so the host's
+// index changed since it last saved it, as while agents write) and the
+// index is left 1 s once it holds it and its vectors; else nothing is
+// written and the host sits idle that long (past its periodic save).
 func kill(bin string, bv *benchVault, procs []*proc, name string, rng *rand.Rand, sents []string, idle time.Duration) (round, []*proc, error) {
 	var rd round
 	h, err := hostOf(bv.dir, procs)
 	if err != nil {
 		return rd, procs, err
 	}
+	if idle == 0 {
+		w := procs[0]
+		if w == h {
+			w = procs[1]
+		}
+		args := map[string]any{"project": bv.project, "path": bv.folders[0], "body": "# Hostbench before kill " + name + "\n\n" + sents[rng.Intn(len(sents))]}
+		if err := w.call("create_note", args, nil); err != nil {
+			return rd, procs, err
+		}
+	}
 	if err := waitReady(h, corpus.Query(rng, sents), readyWithin); err != nil {
 		return rd, procs, err
 	}
-	time.Sleep(idle) // Bleve's merges settle (and, when long, the host saves its state)
+	time.Sleep(max(idle, time.Second)) // Bleve's merges settle
 	var others []*proc
 	logged := map[*proc]int{}
 	for _, p := range procs {
