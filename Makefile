@@ -44,7 +44,8 @@ build:
 
 # The figures in docs/benchmarks.md: the foundation on a generated
 # 10,000-note vault, the link graph, the watcher, search, LoCoMo, and
-# the memory idle HTTP sessions hold, hostile notes.
+# the memory idle HTTP sessions hold, hostile notes, many processes on
+# one vault.
 bench:
 	go run ./bench/vaultbench -notes 10000
 	go run ./bench/graphbench
@@ -53,3 +54,4 @@ bench:
 	go run ./bench/locomo -data ../shared/data/locomo10.json
 	go run ./bench/sessionbench -sessions 10000 -idle 30s
 	go run ./bench/pathobench -notes 10000
+	go run ./bench/hostbench -notes 10000
