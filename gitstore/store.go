@@ -44,6 +44,40 @@ type Store struct {
 	// recovered lists the commits of dead processes recovered since
 	// TakeRecovered last ran.
 	recovered []RecoveryReport
+	// own maps the last commits this store made to their parents (see
+	// OwnParent); ownOrder bounds it.
+	own      map[plumbing.Hash]plumbing.Hash
+	ownOrder []plumbing.Hash
+}
+
+// ownMemory is how many of its own commits a store remembers for OwnParent.
+const ownMemory = 256
+
+// OwnParent is the parent of hash when this store made that commit (one of
+// its last ownMemory). A vault told of a new HEAD uses it to tell its own
+// commits, whose changes it records itself, from others', which need a
+// rescan.
+func (s *Store) OwnParent(hash string) (string, bool) {
+	h := plumbing.NewHash(hash)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.own[h]
+	if !ok {
+		return "", false
+	}
+	return p.String(), true
+}
+
+func (s *Store) rememberOwn(h, parent plumbing.Hash) {
+	if s.own == nil {
+		s.own = map[plumbing.Hash]plumbing.Hash{}
+	}
+	s.own[h] = parent
+	s.ownOrder = append(s.ownOrder, h)
+	if len(s.ownOrder) > ownMemory {
+		delete(s.own, s.ownOrder[0])
+		s.ownOrder = s.ownOrder[1:]
+	}
 }
 
 // IndexWarning returns (and clears) the last index problem, if any.

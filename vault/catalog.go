@@ -36,6 +36,10 @@ type catalog struct {
 	// changed are the paths put or removed since the search index last
 	// took them (see syncIndex).
 	changed map[string]bool
+	// gen counts puts: a rescan notes it before walking the folders, and
+	// leaves alone the entries put since (a write's), which are newer than
+	// what its walk saw.
+	gen uint64
 }
 
 type catEntry struct {
@@ -52,6 +56,7 @@ type catEntry struct {
 	Links    []wikilinks.Link `json:"links,omitempty"`
 	Size     int64            `json:"size"`
 	Mtime    time.Time        `json:"mtime"`
+	gen      uint64           // catalog.gen when put
 }
 
 type catalogFile struct {
@@ -107,18 +112,22 @@ func (c *catalog) save() error {
 	return nil
 }
 
-// sync makes the catalog match the files seen on disk. Changed files are
-// read and parsed by several workers (parsing dominates a cold start).
-func (c *catalog) sync(root string, seen map[string]fileStamp) (changed []string) {
-	for p := range c.entries {
-		if _, ok := seen[p]; !ok {
+// sync makes the catalog match the files seen on disk by a walk that
+// began when the catalog was at generation since. An entry put after that
+// (a write that landed during the walk) is newer than what the walk saw,
+// and is kept as it is: removing it because the walk listed its folder
+// before its file existed would lose an acknowledged note. Changed files
+// are read and parsed by several workers (parsing dominates a cold start).
+func (c *catalog) sync(root string, seen map[string]fileStamp, since uint64) (changed []string) {
+	for p, e := range c.entries {
+		if _, ok := seen[p]; !ok && e.gen <= since {
 			c.remove(p)
 			changed = append(changed, p)
 		}
 	}
 	var todo []string
 	for p, st := range seen {
-		if e, ok := c.entries[p]; ok && e.Size == st.size && e.Mtime.Equal(st.mtime) {
+		if e, ok := c.entries[p]; ok && (e.gen > since || e.Size == st.size && e.Mtime.Equal(st.mtime)) {
 			continue
 		}
 		todo = append(todo, p)
@@ -172,6 +181,8 @@ func (c *catalog) put(n *Note, st fileStamp) {
 		links = n.Links()
 	}
 	e := &catEntry{ID: n.ID, FileID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: links, Size: st.size, Mtime: st.mtime}
+	c.gen++
+	e.gen = c.gen
 	e.Category = n.scalar("category")
 	if k := n.key("pinned"); k != nil && k.Kind == yaml.ScalarNode && (k.Value == "true" || k.Value == "yes") {
 		e.Pinned = true

@@ -154,12 +154,34 @@ func (v *Vault) syncHead() error {
 	}
 	v.mu.Lock()
 	known := v.knownHead
-	v.knownHead = h
 	v.mu.Unlock()
-	if h == known {
+	if h == known || v.ownSince(h, known) {
+		// This vault's own commits (one of them may still be on its way to
+		// noteCommit): it records their changes itself.
 		return nil
 	}
+	v.mu.Lock()
+	v.knownHead = h
+	v.mu.Unlock()
 	return v.rescan()
+}
+
+// ownSince reports whether every commit from known up to head was made by
+// this vault's store: then HEAD moved only by writes this vault records
+// itself, and a rescan would only slow a busy vault down (with several
+// clients writing, HEAD is often one commit ahead of noteCommit).
+func (v *Vault) ownSince(head, known string) bool {
+	for i := 0; i < 64 && known != ""; i++ {
+		parent, ok := v.store.OwnParent(head)
+		if !ok {
+			return false
+		}
+		if parent == known {
+			return true
+		}
+		head = parent
+	}
+	return false
 }
 
 // Maintain runs until ctx ends: every interval it notices commits made

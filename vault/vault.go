@@ -285,6 +285,9 @@ func (v *Vault) rescan() error {
 // rescanChanged is rescan, returning the note paths whose file changed
 // (size or mtime) or disappeared since the last scan.
 func (v *Vault) rescanChanged() ([]string, error) {
+	v.catMu.Lock()
+	since := v.cat.gen
+	v.catMu.Unlock()
 	var markers []string
 	seen := map[string]fileStamp{}
 	ign := v.ignoreMatcher()
@@ -329,7 +332,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	}
 	ps := newProjectSet(v.root, markers)
 	v.catMu.Lock()
-	changed := v.cat.sync(v.root, seen)
+	changed := v.cat.sync(v.root, seen, since)
 	v.catMu.Unlock()
 	v.mu.Lock()
 	v.projects = ps
