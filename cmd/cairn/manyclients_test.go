@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -26,29 +27,38 @@ import (
 // the process hosting the vault is killed with SIGKILL once every client
 // has a few writes acknowledged; the others carry on (a write answered
 // "unavailable" is re-read, and sent again only when it did not land), and
-// a new server takes the dead one's place. Afterwards every acknowledged
-// write is in HEAD exactly once (no write is anywhere twice), each reads
-// and searches as acknowledged, git fsck is clean and nothing is left
-// uncommitted.
+// a new server takes the dead one's place. After each round every server
+// reads and searches each acknowledged write; at the end every one is in
+// HEAD exactly once (no write is anywhere twice), git fsck is clean and
+// nothing is left uncommitted.
 //
-// Waits are bounded only to fail instead of hanging; no timing is asserted.
+// CAIRN_HOST_KILLS sets the number of rounds (default 3). Waits are bounded
+// only to fail instead of hanging; no timing is asserted. A call that gets
+// no answer fails the test with each live server's goroutines (SIGQUIT).
 func TestHostKilledAgainAndAgainWhileOthersWrite(t *testing.T) {
-	const rounds, servers = 3, 4
+	rounds := 3
+	if n, err := strconv.Atoi(os.Getenv("CAIRN_HOST_KILLS")); err == nil && n > 0 {
+		rounds = n
+	}
+	const servers = 4
 	v := filepath.Join(t.TempDir(), "v")
 	run(t, true, "init", "--from", "../../sample-vault", v)
-	nodes := make([]*stdioNode, servers)
-	for i := range nodes {
-		nodes[i] = startNode(t, v, fmt.Sprintf("s%d", i))
+	cl := &cluster{t: t, v: v}
+	for i := 0; i < servers; i++ {
 		// One call each, in turn: the first server hosts, the others attach.
-		nodes[i].mustCall(t, "whoami", map[string]any{})
+		cl.mustCall(cl.start(), "whoami", map[string]any{})
 	}
-	if pid := host.HolderPID(v); pid != nodes[0].pid() {
-		t.Fatalf("the first server (pid %d) should host the vault; the host lock names %d", nodes[0].pid(), pid)
+	if pid := host.HolderPID(v); pid != cl.nodes[0].pid() {
+		cl.fatalf(false, "the first server (pid %d) should host the vault; the host lock names %d", cl.nodes[0].pid(), pid)
 	}
 	var acked []writtenNote
 	var st writeStats
 	for r := 0; r < rounds; r++ {
-		acked = append(acked, killRound(t, v, r, nodes, &st)...)
+		notes := cl.killRound(r, &st)
+		for i, n := range cl.nodes {
+			cl.checkNotes(n, notes, i == r%len(cl.nodes))
+		}
+		acked = append(acked, notes...)
 	}
 	t.Logf("%d rounds: %d notes acknowledged; writes answered unavailable %d, found landed %d, sent again %d",
 		rounds, len(acked), st.unavailable.Load(), st.landed.Load(), st.sentAgain.Load())
@@ -66,96 +76,149 @@ func TestHostKilledAgainAndAgainWhileOthersWrite(t *testing.T) {
 			t.Errorf("%s is in HEAD %d times", m, n)
 		}
 	}
-	reader := nodes[len(nodes)-1]
 	for _, n := range acked {
 		for _, m := range []string{n.cm, n.am} {
 			if inHead[m] != 1 {
 				t.Errorf("acknowledged write %s (%s) is in HEAD %d times", m, n.path, inHead[m])
 			}
 		}
+	}
+	// Still there after the later rounds' kills.
+	cl.checkNotes(cl.nodes[0], acked, true)
+}
+
+// cluster is the servers on one vault: a failure shows all their logs.
+type cluster struct {
+	t     *testing.T
+	v     string
+	nodes []*stdioNode
+	born  int // servers started, for their names
+}
+
+func (cl *cluster) start() *stdioNode {
+	cl.t.Helper()
+	n := startNode(cl.t, cl.v, fmt.Sprintf("s%d", cl.born))
+	cl.born++
+	cl.nodes = append(cl.nodes, n)
+	return n
+}
+
+// fatalf fails the test with each server's log. When a call got no
+// answer (hung), each server still running is first asked (SIGQUIT) for its
+// goroutines, which end its log: they tell where the call is stuck.
+func (cl *cluster) fatalf(hung bool, format string, args ...any) {
+	cl.t.Helper()
+	logs := ""
+	for _, n := range cl.nodes {
+		if hung && !n.killed.Load() {
+			n.cmd.Process.Signal(syscall.SIGQUIT)
+			n.c.Close() // waits for the process, so its log is whole
+		}
+		logs += fmt.Sprintf("\n--- %s (pid %d):\n%s", n.name, n.pid(), n.stderr.String())
+	}
+	cl.t.Fatalf(format+"%s", append(args, logs)...)
+}
+
+// hung says whether err is a call that got no answer in time.
+func hung(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
+
+func (cl *cluster) mustCall(n *stdioNode, tool string, args map[string]any) toolResult {
+	cl.t.Helper()
+	res, err := n.call(tool, args)
+	if err != nil {
+		cl.fatalf(hung(err), "%v", err)
+	}
+	if res.isError {
+		cl.fatalf(false, "%s: %s %v: %s", n.name, tool, args, res.text)
+	}
+	return res
+}
+
+// checkNotes has n read each note (as acknowledged, each marker once) and,
+// with search, find it by its append's marker alone.
+func (cl *cluster) checkNotes(n *stdioNode, notes []writtenNote, search bool) {
+	cl.t.Helper()
+	for _, w := range notes {
 		var got struct{ Content, VersionToken string }
-		reader.mustCall(t, "get_note", map[string]any{"ref": n.id}).decode(t, &got)
-		if got.VersionToken != n.versionToken || strings.Count(got.Content, n.cm) != 1 || strings.Count(got.Content, n.am) != 1 {
-			t.Errorf("%s reads %s %q, acknowledged as %s with %s and %s", n.path, got.VersionToken, got.Content, n.versionToken, n.cm, n.am)
+		cl.mustCall(n, "get_note", map[string]any{"ref": w.id}).decode(cl.t, &got)
+		if got.VersionToken != w.versionToken || strings.Count(got.Content, w.cm) != 1 || strings.Count(got.Content, w.am) != 1 {
+			cl.t.Errorf("%s reads %s %q, acknowledged as %s with %s and %s", n.name, w.path, got.Content, w.versionToken, w.cm, w.am)
+		}
+		if !search {
+			continue
 		}
 		var found struct{ Results []struct{ ID string } }
-		reader.mustCall(t, "search", map[string]any{"query": n.am, "mode": "lexical"}).decode(t, &found)
-		if len(found.Results) != 1 || found.Results[0].ID != n.id {
-			t.Errorf("search %s: %+v, want only %s", n.am, found.Results, n.id)
+		cl.mustCall(n, "search", map[string]any{"query": w.am, "mode": "lexical"}).decode(cl.t, &found)
+		if len(found.Results) != 1 || found.Results[0].ID != w.id {
+			cl.t.Errorf("%s: search %s: %+v, want only %s", n.name, w.am, found.Results, w.id)
 		}
 	}
 }
 
-// killRound has every node write while the host is killed, replaces the
-// killed node with a new one, and returns the notes acknowledged.
-func killRound(t *testing.T, v string, r int, nodes []*stdioNode, st *writeStats) []writtenNote {
-	t.Helper()
+// killRound has every server write while the host is killed, replaces the
+// killed server with a new one, and returns the notes acknowledged.
+func (cl *cluster) killRound(r int, st *writeStats) []writtenNote {
+	cl.t.Helper()
 	const perWriter, killAfter = 6, 2
-	victim, hosting := -1, host.HolderPID(v)
-	for i, n := range nodes {
+	victim, hosting := -1, host.HolderPID(cl.v)
+	for i, n := range cl.nodes {
 		if n.pid() == hosting {
 			victim = i
 		}
 	}
 	if victim < 0 {
-		t.Fatalf("round %d: the host lock names pid %d, none of the servers", r, hosting)
+		cl.fatalf(false, "round %d: the host lock names pid %d, none of the servers", r, hosting)
 	}
 	type outcome struct {
 		n     *stdioNode
 		notes []writtenNote
 		err   error
 	}
-	reached := make(chan struct{}, len(nodes))
-	done := make(chan outcome, len(nodes))
-	for i, n := range nodes {
+	reached := make(chan struct{}, len(cl.nodes))
+	done := make(chan outcome, len(cl.nodes))
+	for i, n := range cl.nodes {
 		go func() {
 			notes, err := n.writeLoop(r, i, perWriter, killAfter, reached, st)
 			done <- outcome{n, notes, err}
 		}()
 	}
-	failed := func(what string) {
-		t.Helper()
-		logs := ""
-		for _, n := range nodes {
-			logs += fmt.Sprintf("\n--- %s (pid %d):\n%s", n.name, n.pid(), n.stderr.String())
-		}
-		t.Fatalf("round %d: %s%s", r, what, logs)
-	}
-	for range nodes {
+	for range cl.nodes {
 		select {
 		case <-reached:
 		case o := <-done:
-			failed(fmt.Sprintf("a writer stopped before the kill: %v", o.err))
+			cl.fatalf(hung(o.err), "round %d: a writer stopped before the kill: %v", r, o.err)
 		case <-time.After(60 * time.Second):
-			failed(fmt.Sprintf("the writers did not all reach %d notes", killAfter))
+			cl.fatalf(true, "round %d: the writers did not all reach %d notes", r, killAfter)
 		}
 	}
-	nodes[victim].kill()
+	killed := cl.nodes[victim]
+	killed.kill()
 	var out []writtenNote
-	for range nodes {
+	for range cl.nodes {
 		select {
 		case o := <-done:
 			out = append(out, o.notes...)
 			// The killed server's client fails with it: expected.
-			if o.err != nil && !o.n.killed.Load() {
-				failed(o.err.Error())
+			if o.err != nil && o.n != killed {
+				cl.fatalf(hung(o.err), "round %d: %v", r, o.err)
 			}
 		case <-time.After(90 * time.Second):
-			failed("the writers did not finish")
+			cl.fatalf(true, "round %d: the writers did not finish", r)
 		}
 	}
-	nodes[victim] = startNode(t, v, fmt.Sprintf("s%d", len(nodes)*(r+1)+victim))
-	nodes[victim].mustCall(t, "whoami", map[string]any{})
-	hosting = host.HolderPID(v)
-	if hosting == nodes[victim].pid() {
-		t.Errorf("round %d: the new server hosts the vault instead of attaching to the one that took over", r)
+	cl.nodes = append(cl.nodes[:victim], cl.nodes[victim+1:]...)
+	late := cl.start()
+	cl.mustCall(late, "whoami", map[string]any{})
+	hosting = host.HolderPID(cl.v)
+	if hosting == late.pid() {
+		cl.t.Errorf("round %d: the new server hosts the vault instead of attaching to the one that took over", r)
 	}
-	for _, n := range nodes {
+	for _, n := range cl.nodes {
 		if n.pid() == hosting {
 			return out
 		}
 	}
-	failed(fmt.Sprintf("the host lock names pid %d, none of the servers", hosting))
+	cl.fatalf(false, "round %d: the host lock names pid %d, none of the servers", r, hosting)
 	return nil
 }
 
@@ -243,18 +306,6 @@ func (n *stdioNode) call(tool string, args map[string]any) (toolResult, error) {
 	return toolResult{isError: res.IsError, data: b, text: strings.Join(text, "\n")}, nil
 }
 
-func (n *stdioNode) mustCall(t *testing.T, tool string, args map[string]any) toolResult {
-	t.Helper()
-	res, err := n.call(tool, args)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, n.stderr.String())
-	}
-	if res.isError {
-		t.Fatalf("%s: %s %v: %s", n.name, tool, args, res.text)
-	}
-	return res
-}
-
 type writeStats struct{ unavailable, landed, sentAgain atomic.Int64 }
 
 // writtenNote is a note a writer created and appended to, both acknowledged.
@@ -274,7 +325,7 @@ func (n *stdioNode) writeLoop(r, w, count, killAfter int, reached chan<- struct{
 			cm: fmt.Sprintf("zzr%ds%dn%dc0", r, w, i), am: fmt.Sprintf("zzr%ds%dn%da0", r, w, i)}
 		create := map[string]any{"project": "acme", "body": fmt.Sprintf("# %s\n\n%s killround\n", title, note.cm)}
 		var created struct{ ID, Path, VersionToken string }
-		err := n.carefulWrite("create_note", create, &created, st, func() (map[string]any, json.RawMessage, error) {
+		how, err := n.carefulWrite("create_note", create, &created, st, func() (map[string]any, json.RawMessage, error) {
 			got, ok, err := n.readNote(note.path)
 			if err != nil || ok {
 				return nil, got, err
@@ -289,10 +340,10 @@ func (n *stdioNode) writeLoop(r, w, count, killAfter int, reached chan<- struct{
 			return map[string]any{"ref": created.ID, "versionToken": token, "operation": "append", "content": "\n" + note.am + "\n"}
 		}
 		var appended struct{ VersionToken, Content string }
-		err = n.carefulWrite("edit_note", edit(created.VersionToken), &appended, st, func() (map[string]any, json.RawMessage, error) {
+		_, err = n.carefulWrite("edit_note", edit(created.VersionToken), &appended, st, func() (map[string]any, json.RawMessage, error) {
 			got, ok, err := n.readNote(created.ID)
 			if err != nil || !ok {
-				return nil, nil, fmt.Errorf("%s: note %s is gone (%v)", n.name, created.ID, err)
+				return nil, nil, fmt.Errorf("%s: note %s (%s) is gone (%v)", n.name, created.ID, how, err)
 			}
 			var cur struct{ Content, VersionToken string }
 			if err := json.Unmarshal(got, &cur); err != nil {
@@ -304,7 +355,7 @@ func (n *stdioNode) writeLoop(r, w, count, killAfter int, reached chan<- struct{
 			return edit(cur.VersionToken), nil, nil
 		})
 		if err != nil {
-			return notes, err
+			return notes, fmt.Errorf("%w (the note was created: %s)", err, how)
 		}
 		note.versionToken = appended.VersionToken
 		notes = append(notes, note)
@@ -318,16 +369,17 @@ func (n *stdioNode) writeLoop(r, w, count, killAfter int, reached chan<- struct{
 // carefulWrite makes a write the way a careful client does while the host
 // may die: an "unavailable" answer (the write may have run) is followed by
 // reread, which gives the note as it now is when the write landed, or the
-// arguments to send again. The acknowledged result is decoded into out.
+// arguments to send again. The acknowledged result is decoded into out;
+// how says how it came (for a failure's message).
 func (n *stdioNode) carefulWrite(tool string, args map[string]any, out any, st *writeStats,
-	reread func() (again map[string]any, landed json.RawMessage, err error)) error {
+	reread func() (again map[string]any, landed json.RawMessage, err error)) (how string, err error) {
 	for attempt := 1; ; attempt++ {
 		res, err := n.call(tool, args)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if !res.isError {
-			return json.Unmarshal(res.data, out)
+			return fmt.Sprintf("acknowledged at attempt %d", attempt), json.Unmarshal(res.data, out)
 		}
 		var u struct {
 			Error      string
@@ -335,16 +387,16 @@ func (n *stdioNode) carefulWrite(tool string, args map[string]any, out any, st *
 		}
 		json.Unmarshal(res.data, &u)
 		if u.Error != "unavailable" || !u.MayHaveRun || attempt == 4 {
-			return fmt.Errorf("%s: %s %v (attempt %d): %s", n.name, tool, args, attempt, res.text)
+			return "", fmt.Errorf("%s: %s %v (attempt %d): %s", n.name, tool, args, attempt, res.text)
 		}
 		st.unavailable.Add(1)
 		again, landed, err := reread()
 		if err != nil {
-			return err
+			return "", err
 		}
 		if landed != nil {
 			st.landed.Add(1)
-			return json.Unmarshal(landed, out)
+			return fmt.Sprintf("found landed after attempt %d", attempt), json.Unmarshal(landed, out)
 		}
 		st.sentAgain.Add(1)
 		args = again
