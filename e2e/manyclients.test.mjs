@@ -188,20 +188,46 @@ describe('one vault, many clients and the command line at once', { timeout: SUIT
     await vault?.cleanup();
   });
 
-  /** The servers' own logs, the end of each, for a failure's message. */
-  const serverLogs = () =>
-    [
+  /**
+   * The servers' logs for a failure's message: the end of each, or, after
+   * a request that got no answer, all of it with the goroutines of every
+   * live server (SIGQUIT makes a Go program print them and exit), to tell
+   * where the call hung.
+   */
+  const serverLogs = async (hung) => {
+    if (hung) {
+      const exits = [];
+      for (const c of Object.values(s)) {
+        if (c.closed && !c.killed) {
+          c.killed = true;
+          exits.push(c.closed);
+          try {
+            process.kill(c.pid, 'SIGQUIT');
+          } catch {
+            /* already gone */
+          }
+        }
+      }
+      if (http && http.proc.exitCode === null && http.proc.signalCode === null) {
+        exits.push(new Promise((resolve) => http.proc.once('exit', resolve)));
+        http.proc.kill('SIGQUIT');
+      }
+      await within(10_000, 'the servers print their goroutines', Promise.all(exits)).catch(() => {});
+    }
+    const tail = (text) => (hung ? text : text.slice(-3000));
+    return [
       ...Object.values(s)
         .filter((c) => c.stderr)
-        .map((c) => `--- ${c.name} (pid ${c.pid}) stderr:\n${c.stderr().slice(-3000)}`),
-      http ? `--- http (pid ${http.proc.pid}) output:\n${http.output().slice(-3000)}` : '',
+        .map((c) => `--- ${c.name} (pid ${c.pid}) stderr:\n${tail(c.stderr())}`),
+      http ? `--- http (pid ${http.proc.pid}) output:\n${tail(http.output())}` : '',
     ].join('\n');
+  };
   /** An it() body whose failure also shows the servers' logs. */
   const step = (fn) => async (t) => {
     try {
       await fn(t);
     } catch (err) {
-      err.message += `\n${serverLogs()}`;
+      err.message += `\n${await serverLogs(err.code === -32001 || /not done after/.test(err.message))}`;
       throw err;
     }
   };
@@ -296,6 +322,7 @@ describe('one vault, many clients and the command line at once', { timeout: SUIT
     // A loop that fails early fails the wait too, instead of blocking it.
     const failed = Promise.all(loops).then(() => new Promise(() => {}));
     await within(60_000, `each writer has ${KILL_AFTER} notes acknowledged`, Promise.race([Promise.all(reached.map((r) => r.promise)), failed]));
+    s.stdio1.killed = true;
     process.kill(victim, 'SIGKILL');
     await within(10_000, "the killed server's connection ends", s.stdio1.closed);
     // Its own client is gone with it: that is expected.
