@@ -99,7 +99,8 @@ async function readNote(c, ref) {
  * A write the way a careful client makes it while the host may die: an
  * `unavailable` answer with mayHaveRun is followed by reread(), which says
  * whether the write landed ({landed: data}) or gives the arguments to send
- * again ({retry: args}). Any other error fails the test.
+ * again ({retry: args}). retryAfterSeconds is not waited out: the re-read
+ * itself waits for the next host. Any other error fails the test.
  */
 async function carefulWrite(c, tool, args, reread, stats) {
   for (let attempt = 1; ; attempt++) {
