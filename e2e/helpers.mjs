@@ -6,7 +6,7 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants as fsConstants } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -160,7 +160,9 @@ export async function startHttpServer(vault, extraArgs = []) {
 
 /**
  * Connects the official MCP client to `cairn serve --vault V` over stdio
- * (the local owner, no token). Returns {client, transport, stderr(), close()}.
+ * (the local owner, no token). Returns {client, transport, pid, closed,
+ * stderr(), close()}: pid is the server process's, and closed resolves
+ * once the connection has ended (the process exited or was closed).
  */
 export async function connectStdio(vault) {
   const transport = new StdioClientTransport({
@@ -171,8 +173,55 @@ export async function connectStdio(vault) {
   let stderr = '';
   transport.stderr?.on('data', (d) => (stderr += d));
   const client = new Client(CLIENT_INFO);
+  const closed = new Promise((resolve) => {
+    client.onclose = resolve;
+  });
   await client.connect(transport);
-  return { client, transport, stderr: () => stderr, close: () => client.close() };
+  return { client, transport, pid: transport.pid, closed, stderr: () => stderr, close: () => client.close() };
+}
+
+/**
+ * The pid in the vault's host lock (.cairn/cache/host.lock): the process
+ * hosting the vault, or a command holding it; 0 when there is none.
+ */
+export async function hostPid(vault) {
+  try {
+    return Number.parseInt((await readFile(path.join(vault, '.cairn', 'cache', 'host.lock'), 'utf8')).trim(), 10) || 0;
+  } catch (err) {
+    if (err.code === 'ENOENT') return 0;
+    throw err;
+  }
+}
+
+/**
+ * Runs `git -C DIR ARGS...` to completion; resolves with its stdout. It
+ * never takes git's optional locks (a plain `git status` may rewrite the
+ * index, which a cairn process may be committing to).
+ */
+export function git(dir, args, { timeoutMs = 30_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile('git', ['--no-optional-locks', '-C', dir, ...args], { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      if (err) {
+        err.message = `git ${args.join(' ')} failed: ${err.message}\nstdout: ${stdout}\nstderr: ${stderr}`;
+        reject(err);
+        return;
+      }
+      resolve(stdout);
+    });
+  });
+}
+
+/**
+ * Resolves as promise does, or rejects after ms naming what was awaited:
+ * a bound on a wait so a test fails instead of hanging (not a timing
+ * assertion).
+ */
+export function within(ms, what, promise) {
+  let timer;
+  const bound = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not done after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
 }
 
 /**
