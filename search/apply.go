@@ -16,8 +16,8 @@ const batchSize = 1000
 // Apply indexes docs and removes deletes, in batches. The documents of a
 // batch carry its update token in Bleve, which the manifest records too:
 // an open after a crash compares them. Vectors are queued, never waited
-// for. Batches run one at a time, but no lock a
-// search takes is held while Bleve analyses them.
+// for. Batches run one at a time, but no lock a search takes is held
+// while Bleve analyses them.
 func (ix *Index) Apply(docs []*Doc, deletes []string) error {
 	for len(docs) > 0 || len(deletes) > 0 {
 		nd := min(len(docs), batchSize)

@@ -296,18 +296,25 @@ func checkWorld(t testing.TB, ix *Index, w *world, maxVer int) {
 	}
 }
 
-// sameAsFresh asserts that ix answers as an index built from w's notes
-// in one go does: every list finds the same notes with the same scores
-// (BM25's, made of what each note holds and of the whole index's
-// statistics; the cosine of its best chunk). Ranks are not compared: Bleve
-// orders equal scores by its internal document numbers, which differ
-// between any two indexes of the same notes.
+// sameAsFresh asserts that ix holds what an index built from w's notes in
+// one go holds: in Bleve, the same documents with the same terms, each as
+// often, in every field (all a document's BM25 score is made of, besides
+// statistics Bleve sums over its segments, which differ between any two
+// indexes, as its order of equal scores does); in the manifest, the same
+// record of each document; the same vectors. Then every query finds the
+// same notes, and the semantic list gives them the same scores.
 func sameAsFresh(t testing.TB, ix *Index, w *world, emb Embedder) {
 	t.Helper()
 	fresh, _ := openT(t, t.TempDir(), emb, w.load)
 	defer fresh.Close()
 	if err := fresh.Apply(w.docs(), nil); err != nil {
 		t.Fatal(err)
+	}
+	if got, want := postings(t, ix), postings(t, fresh); got != want {
+		t.Errorf("Bleve's postings differ from a fresh build's:\n got %s\nwant %s", got, want)
+	}
+	if got, want := records(ix), records(fresh); got != want {
+		t.Errorf("the manifest differs from a fresh build's:\n got %s\nwant %s", got, want)
 	}
 	modes := []Mode{Lexical}
 	if emb != nil {
@@ -322,17 +329,99 @@ func sameAsFresh(t testing.TB, ix *Index, w *world, emb Embedder) {
 	}
 	for _, q := range queries {
 		for _, m := range modes {
-			want := listScores(t, fresh, q, m)
-			if got := listScores(t, ix, q, m); got != want {
+			want := found(t, fresh, q, m)
+			if got := found(t, ix, q, m); got != want {
 				t.Errorf("%s %q:\n got %s\nwant %s", m, q, got, want)
 			}
 		}
 	}
 }
 
-// listScores are the notes the query's list (lexical or semantic) finds,
-// in path order, each with its score in that list.
-func listScores(t testing.TB, ix *Index, q string, m Mode) string {
+// postings lists, for every document Bleve holds, each term of each field
+// with its frequency (the update token's field aside: it differs by
+// design).
+func postings(t testing.TB, ix *Index) string {
+	t.Helper()
+	adv, err := ix.bleve.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fields, err := r.Fields()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string][]string{}
+	for _, f := range fields {
+		if f == fOp || strings.HasPrefix(f, "_") {
+			continue
+		}
+		dict, err := r.FieldDict(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			de, err := dict.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if de == nil {
+				break
+			}
+			tfr, err := r.TermFieldReader(context.Background(), []byte(de.Term), f, true, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				d, err := tfr.Next(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d == nil {
+					break
+				}
+				id, err := r.ExternalID(d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				docs[id] = append(docs[id], fmt.Sprintf("%s:%s×%d", f, de.Term, d.Freq))
+			}
+			tfr.Close()
+		}
+		dict.Close()
+	}
+	var out []string
+	for id, terms := range docs {
+		sort.Strings(terms)
+		out = append(out, id+" "+strings.Join(terms, " "))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// records is the manifest's record of every document, the update token
+// aside.
+func records(ix *Index) string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var out []string
+	for p, m := range ix.meta {
+		c := *m
+		c.At, c.scope = 0, 0
+		out = append(out, fmt.Sprintf("%s %+v", p, c))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// found are the notes the query's list (lexical or semantic) finds, in
+// path order; with their scores for the semantic list (the cosine of
+// their best chunk, which depends on nothing else).
+func found(t testing.TB, ix *Index, q string, m Mode) string {
 	t.Helper()
 	r, err := ix.Search(context.Background(), Query{Text: q, Mode: m, Limit: 100, Filter: Filter{Scopes: []string{"s"}}})
 	if err != nil {
@@ -342,7 +431,7 @@ func listScores(t testing.TB, ix *Index, q string, m Mode) string {
 	for _, h := range r.Hits {
 		switch {
 		case h.Lexical != nil && m == Lexical:
-			out = append(out, fmt.Sprintf("%s %.9g", h.Path, h.Lexical.Score))
+			out = append(out, h.Path)
 		case h.Semantic != nil && m == Semantic:
 			out = append(out, fmt.Sprintf("%s %.9g", h.Path, h.Semantic.Score))
 		}
