@@ -13,10 +13,11 @@ var ErrClosed = errors.New("search index: closed")
 // batchSize bounds one Bleve batch (LIBRARY-NOTES.md: 500-2,000 is best).
 const batchSize = 1000
 
-// Apply indexes docs and removes deletes, in batches. Each batch is atomic
-// with the change counter the manifest is checked against. Vectors are
-// queued, never waited for. Batches run one at a time, but no lock a
-// search takes is held while Bleve analyses them.
+// Apply indexes docs and removes deletes, in batches. The documents of a
+// batch carry its update token in Bleve, which the manifest records too:
+// an open after a crash compares them. Vectors are queued, never waited
+// for. Batches run one at a time, but no lock a search takes is held
+// while Bleve analyses them.
 func (ix *Index) Apply(docs []*Doc, deletes []string) error {
 	for len(docs) > 0 || len(deletes) > 0 {
 		nd := min(len(docs), batchSize)
@@ -38,9 +39,10 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	}
 	defer ix.gate.RUnlock()
 	docs = boundedAll(docs)
+	tok := ix.ops.Add(1)
 	b := ix.bleve.NewBatch()
 	for _, d := range docs {
-		if err := b.Index(d.Path, bleveDoc(d)); err != nil {
+		if err := b.Index(d.Path, bleveDocAt(d, tok)); err != nil {
 			return fmt.Errorf("index %s: %w", d.Path, err)
 		}
 	}
@@ -54,8 +56,17 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	if err := ix.bleve.Batch(b); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	ix.record(seq, docs, deletes)
+	ix.record(seq, tok, docs, deletes)
 	return nil
+}
+
+// bleveDocAt is what Bleve indexes for d, with the token of the update
+// that indexes it (fOp): the manifest records the same token, and an open
+// after a crash compares the two (reconcile.go).
+func bleveDocAt(d *Doc, tok uint64) map[string]any {
+	m := bleveDoc(d)
+	m[fOp] = opTerm(tok)
+	return m
 }
 
 // ApplyLarge indexes one document in a Bleve batch of its own, holding no
@@ -64,19 +75,19 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 // other update and no search. The caller must not update the same path
 // at the same time (the vault sends each path one way at a time).
 //
-// The change counter is then stored by a batch of its own, so Bleve may
-// hold the document before its counter: after a crash between the two,
-// the manifest still has the document's previous version (or not the
-// document, and Bleve one document more), and the start-up sync indexes
-// it again (or rebuilds).
+// The manifest records the document once Bleve holds it. A crash between
+// the two leaves Bleve holding an update token the manifest does not
+// name, which the next open finds (reconcile.go): the document is indexed
+// again.
 func (ix *Index) ApplyLarge(d *Doc) error {
 	if !ix.enter() {
 		return ErrClosed
 	}
 	defer ix.gate.RUnlock()
 	d = bounded(d)
+	tok := ix.ops.Add(1)
 	b := ix.bleve.NewBatch()
-	if err := b.Index(d.Path, bleveDoc(d)); err != nil {
+	if err := b.Index(d.Path, bleveDocAt(d, tok)); err != nil {
 		return fmt.Errorf("index %s: %w", d.Path, err)
 	}
 	if largeHook != nil {
@@ -87,13 +98,7 @@ func (ix *Index) ApplyLarge(d *Doc) error {
 	}
 	ix.batchMu.Lock()
 	defer ix.batchMu.Unlock()
-	seq := ix.seq + 1
-	sb := ix.bleve.NewBatch()
-	sb.SetInternal([]byte(seqKey), []byte(strconv.FormatUint(seq, 10)))
-	if err := ix.bleve.Batch(sb); err != nil {
-		return fmt.Errorf("search index: %w", err)
-	}
-	ix.record(seq, []*Doc{d}, nil)
+	ix.record(ix.seq+1, tok, []*Doc{d}, nil)
 	return nil
 }
 
@@ -113,14 +118,16 @@ func (ix *Index) enter() bool {
 	return true
 }
 
-// record makes a batch that Bleve holds visible in the manifest, and
-// queues its vectors. The caller holds ix.batchMu.
-func (ix *Index) record(seq uint64, docs []*Doc, deletes []string) {
+// record makes a batch that Bleve holds visible in the manifest (tok is
+// the update token its documents carry in Bleve), and queues its vectors.
+// The caller holds ix.batchMu.
+func (ix *Index) record(seq, tok uint64, docs []*Doc, deletes []string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.seq = seq
+	ix.markNeighbours(docs, deletes)
 	for _, d := range docs {
-		m := &docMeta{Version: d.Version, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, scope: ix.scopeID(d.Scope)}
+		m := &docMeta{Version: d.Version, At: tok, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, scope: ix.scopeID(d.Scope)}
 		for _, t := range d.Tags {
 			m.Tags = append(m.Tags, normTag(t))
 		}
@@ -153,6 +160,48 @@ func (ix *Index) record(seq uint64, docs []*Doc, deletes []string) {
 				ix.queue.add(d.Path, d)
 			}
 		}
+	}
+}
+
+// markNeighbours keeps the manifest's list of documents whose context
+// (their sequence neighbours' text, Doc.Context) may be older than a
+// neighbour: a document that changes version or scope, or leaves, marks
+// its neighbours, before and after, as the vault re-indexes them right after
+// (in another batch, or in the lane); indexing a document clears its
+// mark. A crash between the two leaves the mark in a saved manifest, and
+// the next open has those neighbours indexed again (reconcile.go). The
+// caller holds ix.mu.
+func (ix *Index) markNeighbours(docs []*Doc, deletes []string) {
+	here := make(map[string]bool, len(docs)+len(deletes))
+	for _, d := range docs {
+		here[d.Path] = true
+	}
+	for _, p := range deletes {
+		here[p] = true
+	}
+	mark := func(qs []string) {
+		for _, q := range qs {
+			if !here[q] && ix.meta[q] != nil {
+				ix.refresh[q] = true
+			}
+		}
+	}
+	for _, d := range docs {
+		old := ix.meta[d.Path]
+		if old == nil || old.Version != d.Version || old.Scope != d.Scope {
+			if old != nil {
+				mark(old.Seq)
+			}
+			mark(d.Sequence)
+		}
+	}
+	for _, p := range deletes {
+		if old := ix.meta[p]; old != nil {
+			mark(old.Seq)
+		}
+	}
+	for p := range here {
+		delete(ix.refresh, p)
 	}
 }
 

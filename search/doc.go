@@ -8,7 +8,9 @@
 // hands it documents with an opaque access scope and asks queries with the
 // scopes a caller may read, so access control is part of every query and
 // never a filter applied after the limit. Everything here is derived state:
-// a missing or damaged index or vector file is rebuilt, never trusted.
+// a missing or damaged index or vector file is rebuilt, never trusted, and
+// an index out of step with its manifest after a crash is reconciled with
+// it (reconcile.go).
 package search
 
 import "time"

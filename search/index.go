@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -50,13 +51,20 @@ type Index struct {
 	opts  Options
 	bleve bleve.Index
 
-	mu       sync.RWMutex // guards meta, who and seq (seq also needs batchMu to change)
+	mu       sync.RWMutex // guards meta, who, refresh and seq (seq also needs batchMu to change)
 	meta     map[string]*docMeta
 	who      map[string]map[int]int // name → scope number → documents by that person there
 	scopeIDs map[string]int         // scope → its number (see docMeta.scope)
+	refresh  map[string]bool        // documents whose context waits to be indexed again (markNeighbours)
 	seq      uint64
 	metaSeen uint64 // seq of the last manifest saved
 	rebuilt  string // why the index started empty, if it did
+	// reconciled counts the documents an open found out of step with
+	// Bleve (reconcile.go), left for the caller's sync to index again.
+	reconciled int
+	// ops hands out update tokens (docMeta.At, fOp): one per batch, never
+	// one that Bleve or the manifest already holds.
+	ops atomic.Uint64
 
 	closed atomic.Bool
 	// gate admits updates (read) until Close takes it (write); batchMu
@@ -72,9 +80,15 @@ type Index struct {
 }
 
 // docMeta is what the index remembers of each document besides Bleve:
-// its version, and the fields semantic search filters on.
+// its version, the update that indexed it, and the fields semantic search
+// filters on.
 type docMeta struct {
-	Version string   `json:"v"`
+	Version string `json:"v"`
+	// At is the update token of the batch that indexed the document, which
+	// its Bleve document holds too (fOp): equal, the two describe the same
+	// indexing. 0 and Version "" mark a document an open found out of step
+	// (reconcile.go), which the caller's sync indexes again.
+	At      uint64   `json:"a,omitempty"`
 	Scope   string   `json:"s"`
 	Project string   `json:"p,omitempty"`
 	Tags    []string `json:"t,omitempty"`
@@ -89,24 +103,32 @@ type manifest struct {
 	Format int                 `json:"format"`
 	Seq    uint64              `json:"seq"`
 	Docs   map[string]*docMeta `json:"docs"`
+	// Refresh are the documents whose context waits to be indexed again
+	// (markNeighbours).
+	Refresh []string `json:"refresh,omitempty"`
 }
 
 // manifestFormat changes with the mapping, the analysis or docMeta: an
 // index made by another format is rebuilt, never mixed with the new
-// analysis. 4: words cut to maxTokenRunes before stemming.
-const manifestFormat = 4
+// analysis. 4: words cut to maxTokenRunes before stemming. 5: update
+// tokens (docMeta.At, the fOp field) and the refresh list.
+const manifestFormat = 5
 
 const seqKey = "cairn.seq"
 
-// Open opens the index under dir, creating it when missing. An index that
-// cannot be opened, or whose manifest does not match it (a crash between
-// the two), starts empty: Rebuilt says why, and the caller re-applies
-// every document.
+// Open opens the index under dir, creating it when missing. An index whose
+// manifest does not match it (a crash between the two) is reconciled with
+// it: the documents out of step are marked so that the caller's full sync
+// (comparing every document's version and scope with Versions and Scope)
+// indexes them again (Reconciled counts them). An index that cannot be
+// opened, or whose manifest is missing, damaged or of another format,
+// starts empty: Rebuilt says why, and the caller re-applies every
+// document.
 func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
-	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]map[int]int{}, scopeIDs: map[string]int{}}
+	ix := &Index{dir: dir, opts: opts, meta: map[string]*docMeta{}, who: map[string]map[int]int{}, scopeIDs: map[string]int{}, refresh: map[string]bool{}}
 	// One process at a time, taken before anything is read: a second one
 	// must never find the manifest missing and rebuild under the first.
 	lock, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_CREATE|os.O_RDWR, 0o644)
@@ -160,18 +182,10 @@ func (ix *Index) openLexical() error {
 		case err != nil:
 			reason = "index: " + err.Error()
 		default:
-			raw, _ := b.GetInternal([]byte(seqKey))
-			seq, _ := strconv.ParseUint(string(raw), 10, 64)
-			count, _ := b.DocCount()
-			if seq != m.Seq || int(count) != len(m.Docs) {
-				reason = fmt.Sprintf("index is at change %d with %d documents, its manifest at %d with %d (interrupted)", seq, count, m.Seq, len(m.Docs))
+			if err := ix.reconcile(b, m); err != nil {
+				reason = err.Error()
 				b.Close()
 			} else {
-				ix.bleve, ix.meta, ix.seq, ix.metaSeen = b, m.Docs, m.Seq, m.Seq
-				for _, dm := range m.Docs {
-					dm.scope = ix.scopeID(dm.Scope)
-					ix.countWho(dm, 1)
-				}
 				return nil
 			}
 		}
@@ -202,7 +216,7 @@ func (ix *Index) openLexical() error {
 // blocking; and a batch returns once it is searchable, not once it is on
 // disk (unsafe_batch), so a write's index update costs no fsync. The
 // index is derived state: a crash that loses batches leaves Bleve behind
-// its manifest's change counter, and the index is rebuilt.
+// its manifest, and the next open reconciles the two (reconcile.go).
 func scorchConfig() map[string]any {
 	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true}
 }
@@ -251,6 +265,12 @@ func (ix *Index) Semantic() bool { return ix.vec != nil }
 
 // Rebuilt says why the index started empty ("" when it did not).
 func (ix *Index) Rebuilt() string { return ix.rebuilt }
+
+// Reconciled is how many documents the open found out of step with Bleve
+// after an interrupted run, or whose context waited to be indexed again:
+// each reads as version "" (Versions) until the caller's sync indexes it
+// again, or removes it.
+func (ix *Index) Reconciled() int { return ix.reconciled }
 
 // Versions is the version of every document the index holds.
 func (ix *Index) Versions() map[string]string {
@@ -394,7 +414,12 @@ func (ix *Index) persist() error {
 	saved := ix.seq == ix.metaSeen
 	seq := ix.seq
 	if !saved {
-		data, err = json.Marshal(manifest{Format: manifestFormat, Seq: ix.seq, Docs: ix.meta})
+		refresh := make([]string, 0, len(ix.refresh))
+		for p := range ix.refresh {
+			refresh = append(refresh, p)
+		}
+		sort.Strings(refresh)
+		data, err = json.Marshal(manifest{Format: manifestFormat, Seq: ix.seq, Docs: ix.meta, Refresh: refresh})
 	}
 	ix.mu.RUnlock()
 	if err != nil {
@@ -419,7 +444,8 @@ func (ix *Index) persist() error {
 // saves what there is to save and closes Bleve. It waits at most
 // Options.CloseWait for Bleve to put the last batches on disk: a shutdown
 // must not hang on it, and an index closed before they are is behind its
-// manifest and is rebuilt at the next start.
+// manifest, which the next open reconciles (the documents of the lost
+// batches are indexed again).
 func (ix *Index) Close() error {
 	if !ix.closed.CompareAndSwap(false, true) {
 		return nil
@@ -497,7 +523,7 @@ func (ix *Index) waitPersisted(timeout time.Duration) error {
 	case err := <-done:
 		return err
 	case <-time.After(timeout):
-		return fmt.Errorf("search index: not on disk after %s (it will be rebuilt at the next start)", timeout)
+		return fmt.Errorf("search index: not on disk after %s (the next start indexes the last documents again)", timeout)
 	}
 }
 

@@ -348,25 +348,6 @@ func TestDiscardSavesNothingAndPersistAfterCloseWritesNothing(t *testing.T) {
 	}
 }
 
-func TestInterruptedIndexIsRebuilt(t *testing.T) {
-	dir := t.TempDir()
-	docs := versioned(corpus)
-	ix, _ := openT(t, dir, nil, nil)
-	ix.Apply(docs[:2], nil)
-	ix.Persist()
-	ix.Apply(docs[2:], nil) // indexed and on disk, but the manifest was not saved again
-	if err := ix.waitPersisted(10 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	ix.bleve.Close() // a crash: no Persist (the process's lock goes with it)
-	ix.unlock()
-	ix, lb := openT(t, dir, nil, nil)
-	defer ix.Close()
-	if ix.Rebuilt() == "" || ix.Len() != 0 || !strings.Contains(lb.String(), "rebuilding") {
-		t.Fatalf("an index ahead of its manifest must be rebuilt: rebuilt %q, %d docs, log %q", ix.Rebuilt(), ix.Len(), lb)
-	}
-}
-
 func TestDamagedOrForeignVectorsAreRebuilt(t *testing.T) {
 	dir := t.TempDir()
 	docs := versioned(corpus)

@@ -35,6 +35,7 @@ const (
 	fOwner   = "owner"
 	fScope   = "scope"
 	fDate    = "date"
+	fOp      = "op" // keyword: the update that indexed the document (reconcile.go)
 )
 
 // textFields are indexed once per language.
@@ -71,7 +72,7 @@ func indexMapping() (mapping.IndexMapping, error) {
 		}
 	}
 	dm.AddFieldMappingsAt(fPathTxt, text("standard"))
-	for _, k := range []string{fPath, fTags, fType, fClass, fProject, fOwner, fScope, fWho} {
+	for _, k := range []string{fPath, fTags, fType, fClass, fProject, fOwner, fScope, fWho, fOp} {
 		dm.AddFieldMappingsAt(k, text("keyword"))
 	}
 	df := bleve.NewDateTimeFieldMapping()

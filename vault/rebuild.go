@@ -25,8 +25,9 @@ const (
 
 // rebuildCloseWait bounds how long the new index's Close waits for
 // Bleve's disk writes before the swap (no lock is held then). Run out, the
-// index opens empty in its place, and the swap indexes every note again
-// while searches wait; a stopping vault never waits for it (Discard).
+// index opens in its place with its last batches out of step with its
+// manifest, and the swap indexes their notes again while searches wait;
+// a stopping vault never waits for it (Discard).
 const rebuildCloseWait = 10 * time.Second
 
 // errClosing: the vault began to close during a Rebuild, which stopped.
