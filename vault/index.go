@@ -137,6 +137,15 @@ func (v *Vault) openIndex(done chan struct{}) {
 			ix.QueueMissingVectors()
 		}
 	}
+	if err == nil && (ix.Rebuilt() != "" || ix.Reconciled() > 0) {
+		// Save the manifest of what was just built now rather than at the
+		// next periodic save: a process killed before it would leave no
+		// manifest, and the next one would build everything again instead
+		// of bringing this index up to date (search/reconcile.go).
+		if perr := ix.Persist(); perr != nil {
+			SearchLog("search index: %v", perr)
+		}
+	}
 	s := &v.srch
 	s.openMu.Lock()
 	s.notice, s.err = notice, err

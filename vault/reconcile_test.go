@@ -288,3 +288,28 @@ func TestLongNeighbourLeftInTheLaneIsRefreshedAtTheNextStart(t *testing.T) {
 		t.Errorf("the reply's old text is still found: %v", got)
 	}
 }
+
+// An index built from scratch has its manifest on disk as soon as searches
+// can use it: a process killed before its first periodic save leaves an
+// index the next one brings up to date instead of building it again.
+func TestAFreshIndexIsSavedOnceBuilt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir, Options{Exclusive: true, Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	manifest := filepath.Join(dir, CacheDir, "search", "manifest.json")
+	if _, err := os.Stat(manifest); err == nil {
+		t.Fatal("a manifest before any index was built")
+	}
+	if _, err := v.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(manifest); err != nil {
+		t.Fatalf("the freshly built index has no manifest yet: %v", err)
+	}
+}

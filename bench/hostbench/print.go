@@ -46,8 +46,8 @@ func printTables(res []*result, calls, rounds int, idle time.Duration) {
 		then = fmt.Sprintf(", then once after %s without a write", idle)
 	}
 	fmt.Printf("The host killed (SIGKILL) with two processes attached, %d times per vault 1 s after a write (its index ready)%s; median / max over the kills, from the kill:\n\n", rounds, then)
-	fmt.Println("| vault | kills | new host took over (logged) | first get_note answered | get_note answered on both | first search answered | vectors pending in it | every vector made (±200 ms) | index rebuilt | calls failed |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| vault | kills | new host took over (logged) | first get_note answered | get_note answered on both | first search answered | vectors pending in it | every vector made (±200 ms) | index rebuilt | notes re-indexed at open (max) | calls failed |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range res {
 		killRow(r.bv.label, "1 s after a write", r.rounds)
 		if r.saved != nil {
@@ -80,18 +80,19 @@ func printTables(res []*result, calls, rounds int, idle time.Duration) {
 // killRow prints the figures of some kills.
 func killRow(label, when string, rounds []round) {
 	var took, first, all, search, ready []time.Duration
-	pending, failed, rebuilt := 0, 0, 0
+	pending, failed, rebuilt, reindexed := 0, 0, 0, 0
 	for _, rd := range rounds {
 		took = append(took, rd.tookOver)
 		first, all, search, ready = append(first, rd.firstGet), append(all, rd.allGet), append(search, rd.firstSearch), append(ready, rd.ready)
 		pending = max(pending, rd.vectorsPending)
 		failed += len(rd.failed)
+		reindexed = max(reindexed, rd.reindexed)
 		if rd.rebuilt != "" {
 			rebuilt++
 		}
 	}
-	fmt.Printf("| %s | %d, %s | %s | %s | %s | %s | ≤ %d | %s | %d of %d | %d |\n", label, len(rounds), when,
-		medMax(took), medMax(first), medMax(all), medMax(search), pending, medMax(ready), rebuilt, len(rounds), failed)
+	fmt.Printf("| %s | %d, %s | %s | %s | %s | %s | ≤ %d | %s | %d of %d | %d | %d |\n", label, len(rounds), when,
+		medMax(took), medMax(first), medMax(all), medMax(search), pending, medMax(ready), rebuilt, len(rounds), reindexed, failed)
 }
 
 func saved(r *result) []round {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -48,7 +49,10 @@ type round struct {
 	// rebuilt is why the new host rebuilt the search index ("" when it
 	// reused the one on disk), from its log.
 	rebuilt string
-	failed  []string
+	// reindexed is how many documents the new host found out of step with
+	// its index's manifest and indexed again (search/reconcile.go).
+	reindexed int
+	failed    []string
 }
 
 // run measures one vault: latency, memory, then takeovers.
@@ -267,6 +271,11 @@ func kill(bin string, bv *benchVault, procs []*proc, name string, rng *rand.Rand
 	}
 	if _, after, ok := strings.Cut(nh.stderr.String()[logged[nh]:], "search index: rebuilding ("); ok {
 		rd.rebuilt, _, _ = strings.Cut(after, ")\n")
+	}
+	if before, _, ok := strings.Cut(nh.stderr.String()[logged[nh]:], " documents out of step with the manifest"); ok {
+		if i := strings.LastIndex(before, "search index: "); i >= 0 {
+			rd.reindexed, _ = strconv.Atoi(before[i+len("search index: "):])
+		}
 	}
 	p, err := startProc(bin, bv.dir, name)
 	if err != nil {
