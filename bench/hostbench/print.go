@@ -46,7 +46,7 @@ func printTables(res []*result, calls, rounds int, idle time.Duration) {
 		then = fmt.Sprintf(", then once after %s without a write", idle)
 	}
 	fmt.Printf("The host killed (SIGKILL) with two processes attached, %d times per vault 1 s after a write (its index ready)%s; median / max over the kills, from the kill:\n\n", rounds, then)
-	fmt.Println("| vault | kills | new host took over (logged) | first get_note answered | get_note answered on both | first search answered | vectors pending in it | every vector made (±200 ms) | index rebuilt | notes re-indexed at open (max) | calls failed |")
+	fmt.Println("| vault | kills | new host took over (logged) | first get_note answered | get_note answered on both | first search answered | vectors pending in it | every vector made (±200 ms) | index rebuilt | documents re-indexed at open (max) | calls failed |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range res {
 		killRow(r.bv.label, "1 s after a write", r.rounds)
