@@ -234,6 +234,33 @@ func (n *Note) SetKey(key string, value *yaml.Node) error {
 			n.fmNode.Content = append(n.fmNode.Content, k, value)
 		}
 	}
+	return n.reencode()
+}
+
+// DeleteKey removes a top-level frontmatter key, if there, and re-encodes
+// the frontmatter region. The body is untouched.
+func (n *Note) DeleteKey(key string) error {
+	if n.fmErr != nil {
+		return fmt.Errorf("the note's frontmatter is not valid YAML (%v): fix it in an editor first", n.fmErr)
+	}
+	if n.fmNode == nil {
+		return nil
+	}
+	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
+		if n.fmNode.Content[i].Value == key {
+			n.fmNode.Content = append(n.fmNode.Content[:i], n.fmNode.Content[i+2:]...)
+			return n.reencode()
+		}
+	}
+	return nil
+}
+
+// KeyNode is a top-level frontmatter key's value as its YAML node (nil
+// when absent), for a caller that carries it into another note unchanged.
+func (n *Note) KeyNode(key string) *yaml.Node { return n.key(key) }
+
+// reencode writes the frontmatter region again from its node.
+func (n *Note) reencode() error {
 	keepFlowNulls(n.fmNode, false)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
