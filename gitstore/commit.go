@@ -175,9 +175,21 @@ func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 	if err := s.stageCommit(pc); err != nil {
 		return "", err
 	}
+	subject, _, _ := strings.Cut(req.Message, "\n")
+	if err := s.land(wl, pc, "commit: "+subject); err != nil {
+		return "", err
+	}
+	s.recordCommit(pc, subject)
+	return pc.hash.String(), nil
+}
+
+// land puts a staged commit in place: the intent, git's locks, the files,
+// the branch (compare and swap against pc.head), its reflog, the index.
+// The caller then records what it knows of the new head.
+func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	branch, err := s.branchRef()
 	if err != nil {
-		return "", err
+		return err
 	}
 	wl.staged(branch, pc.head, pc.hash)
 	crashPoint("staged")
@@ -186,35 +198,34 @@ func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 	// process holding either makes this commit fail before anything changes.
 	tpl, tplDone, err := s.lockTemplate(wl.nonce)
 	if err != nil {
-		return "", fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("commit: %w", err)
 	}
 	defer tplDone()
 	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", wl.nonce, tpl)
 	if err != nil {
-		return "", fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("commit: %w", err)
 	}
 	defer idxLock.release()
 	refLock, err := s.lockRef(branch, pc.head, wl.nonce, tpl)
 	if err != nil {
-		return "", fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("commit: %w", err)
 	}
 	defer refLock.release()
 	index, err := s.readIndex()
 	if err != nil {
-		return "", fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("commit: %w", err)
 	}
 	crashPoint("locked")
 	if err := s.placeFiles(pc); err != nil {
-		return "", err
+		return err
 	}
 	crashPoint("placed")
-	subject, _, _ := strings.Cut(req.Message, "\n")
 	if err := refLock.commit([]byte(pc.hash.String()+"\n"), true); err != nil {
-		return "", fmt.Errorf("commit: move %s: %w", branch, err)
+		return fmt.Errorf("commit: move %s: %w", branch, err)
 	}
-	s.appendReflogs(branch, pc.head, pc.hash, pc.sig, "commit: "+subject)
+	s.appendReflogs(branch, pc.head, pc.hash, pc.sig, reflog)
 	crashPoint("moved")
-	idx, err := s.indexBytes(index, req.Changes, pc.blobs)
+	idx, err := s.indexBytes(index, pc.req.Changes, pc.blobs)
 	if err == nil {
 		err = idxLock.commit(idx, false)
 	}
@@ -223,8 +234,7 @@ func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 		// of the work tree lags. Say so, but the write stands.
 		s.indexWarning = fmt.Sprintf("commit %s made, but the git index was not updated (run `git reset` in the vault): %v", pc.hash, err)
 	}
-	s.recordCommit(pc, subject)
-	return pc.hash.String(), nil
+	return nil
 }
 
 // stageCommit stages the blobs (stageBlobs), the changed trees and the

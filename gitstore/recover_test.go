@@ -35,6 +35,10 @@ func crashingWriter(dir, step string) {
 	if err != nil {
 		os.Exit(2)
 	}
+	if to := os.Getenv("CAIRN_TEST_ADVANCE_TO"); to != "" {
+		s.Advance(to)
+		return
+	}
 	s.Commit(CommitRequest{Author: Signature{"agent", "agent@cairn.local"}, Message: "agent write",
 		Trailers: []Trailer{{"Cairn-Tool", "edit_note"}},
 		Changes: []Change{

@@ -1,0 +1,149 @@
+package gitstore
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// aheadInAClone makes a clone of dir, changes it there with the git
+// command line in two commits (an edit, a new file in a new folder, a
+// deletion), and fetches the result back into dir: what a sync fetches.
+// It returns the fetched commit.
+func aheadInAClone(t *testing.T, dir string) string {
+	t.Helper()
+	clone := filepath.Join(t.TempDir(), "clone")
+	runGit(t, filepath.Dir(clone), "clone", "-q", dir, clone)
+	os.WriteFile(filepath.Join(clone, "a.md"), []byte("# A\n\nEdited in the clone.\n"), 0o644)
+	runGit(t, clone, "commit", "-qam", "edit a")
+	os.MkdirAll(filepath.Join(clone, "new"), 0o755)
+	os.WriteFile(filepath.Join(clone, "new", "d.md"), []byte("# D\n"), 0o644)
+	runGit(t, clone, "rm", "-q", "c.md")
+	runGit(t, clone, "add", "new/d.md")
+	runGit(t, clone, "commit", "-qm", "add d, remove c")
+	runGit(t, dir, "fetch", "-q", clone, "main")
+	return runGit(t, dir, "rev-parse", "FETCH_HEAD")
+}
+
+func baseStore(t *testing.T) (*Store, string) {
+	s, dir := newStore(t)
+	commit(t, s, "base",
+		Change{Path: "a.md", Content: []byte("# A\n")},
+		Change{Path: "b.md", Content: []byte("# B\n")},
+		Change{Path: "c.md", Content: []byte("# C\n")},
+		Change{Path: ".gitignore", Content: []byte(".cairn/\n")})
+	return s, dir
+}
+
+func TestAdvanceFastForwardsFileByFile(t *testing.T) {
+	s, dir := baseStore(t)
+	target := aheadInAClone(t, dir)
+	paths, err := s.Advance(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(paths)
+	if !slices.Equal(paths, []string{"a.md", "c.md", "new/d.md"}) {
+		t.Fatalf("changed paths %v", paths)
+	}
+	if got := runGit(t, dir, "rev-parse", "HEAD"); got != target {
+		t.Fatalf("HEAD %s, want %s", got, target)
+	}
+	if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status after the advance:\n%s", st)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(b) != "# A\n\nEdited in the clone.\n" {
+		t.Fatalf("a.md: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.md")); !os.IsNotExist(err) {
+		t.Fatal("c.md is still on disk")
+	}
+	runGit(t, dir, "fsck", "--strict")
+	// Each path's version is the last commit that touched it, as git says.
+	for _, p := range []string{"a.md", "b.md", "new/d.md"} {
+		v, ok, err := s.Version(p)
+		if want := runGit(t, dir, "log", "-1", "--format=%H", "--", p); err != nil || !ok || v != want {
+			t.Fatalf("version of %s: %s %v %v, want %s", p, v, ok, err, want)
+		}
+	}
+	if _, ok, _ := s.Version("c.md"); ok {
+		t.Fatal("c.md still has a version")
+	}
+	// Again: nothing to do.
+	if paths, err := s.Advance(target); err != nil || len(paths) != 0 {
+		t.Fatalf("advance to HEAD: %v %v", paths, err)
+	}
+}
+
+func TestAdvanceRefusesWhatWouldLoseSomething(t *testing.T) {
+	s, dir := baseStore(t)
+	target := aheadInAClone(t, dir)
+	head := runGit(t, dir, "rev-parse", "HEAD")
+	// A person's unsaved-to-git edit of a file the advance changes.
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nBeing edited.\n"), 0o644)
+	var de *DirtyError
+	if _, err := s.Advance(target); !errors.As(err, &de) || de.Path != "a.md" {
+		t.Fatalf("advance over an edit: %v", err)
+	}
+	if got := runGit(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatal("HEAD moved")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.md")); !strings.Contains(string(b), "Being edited") {
+		t.Fatal("the edit was overwritten")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new", "d.md")); !os.IsNotExist(err) {
+		t.Fatal("a refused advance wrote a file")
+	}
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n"), 0o644)
+	// A commit of ours the target does not contain: moving would drop it.
+	commit(t, s, "ours", Change{Path: "b.md", Content: []byte("# B\n\nOurs.\n")})
+	if _, err := s.Advance(target); !errors.Is(err, ErrNotDescendant) {
+		t.Fatalf("advance past our own commit: %v", err)
+	}
+	if _, err := s.Advance("not-a-hash"); err == nil || !strings.Contains(err.Error(), "not a commit hash") {
+		t.Fatalf("advance to a bad hash: %v", err)
+	}
+}
+
+// An advance killed at any step is finished or dropped by the next
+// process, as a commit is: never half the files.
+func TestAnAdvanceCutShortIsFinishedOrDropped(t *testing.T) {
+	for _, tc := range []struct{ step, outcome string }{
+		{"staged", RecoveredDropped}, {"placed", RecoveredFinished}, {"moved", RecoveredLanded},
+	} {
+		t.Run(tc.step, func(t *testing.T) {
+			s, dir := baseStore(t)
+			head := runGit(t, dir, "rev-parse", "HEAD")
+			target := aheadInAClone(t, dir)
+			s.Close()
+			t.Setenv("CAIRN_TEST_ADVANCE_TO", target)
+			crashAt(t, dir, tc.step)
+			s2, err := Open(dir, storeOptions(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s2.Close()
+			rep, err := s2.Recover()
+			if err != nil || rep == nil || rep.Outcome != tc.outcome {
+				t.Fatalf("recovery: %+v %v, want %s", rep, err, tc.outcome)
+			}
+			want := target
+			if tc.outcome == RecoveredDropped {
+				want = head
+			}
+			if got := runGit(t, dir, "rev-parse", "HEAD"); got != want {
+				t.Fatalf("HEAD %s, want %s", got, want)
+			}
+			if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+				t.Fatalf("git status after recovery:\n%s", st)
+			}
+			if l := leftovers(t, dir); len(l) > 0 {
+				t.Fatalf("left over: %v", l)
+			}
+			runGit(t, dir, "fsck", "--strict")
+		})
+	}
+}
