@@ -3,6 +3,9 @@
 // losing either side of a conflict. It sits on top of vault's exported API
 // and gitstore.
 //
-// So far it holds the merge of one note changed on both sides (MergeNote);
-// fetching, integrating a whole history and pushing come next.
+// Sync runs once, in the process holding the vault: the git command line
+// fetches and pushes (so SSH keys, agents and credential helpers work as
+// they do for git) and merges (git merge-tree, git merge-file: go-git has
+// no three-way merge); gitstore.Advance moves the vault to the result.
+// Not yet: the command, background syncing, going through the host.
 package teamsync

@@ -22,7 +22,7 @@ Step two: test.
 Step three: ship.
 `
 
-func merge(t *testing.T, b, o, th string) Merged {
+func mergeNotes(t *testing.T, b, o, th string) Merged {
 	t.Helper()
 	var bb []byte
 	if b != "" {
@@ -41,7 +41,7 @@ func merge(t *testing.T, b, o, th string) Merged {
 func TestDifferentLinesMergeCleanly(t *testing.T) {
 	ours := strings.Replace(base, "Step one: build.", "Step one: build with -race.", 1)
 	theirs := strings.Replace(base, "Step three: ship.", "Step three: ship on Monday.", 1)
-	m := merge(t, base, ours, theirs)
+	m := mergeNotes(t, base, ours, theirs)
 	if m.Conflict || !strings.Contains(string(m.Content), "build with -race") || !strings.Contains(string(m.Content), "ship on Monday") {
 		t.Fatalf("conflict %v (%s):\n%s", m.Conflict, m.Why, m.Content)
 	}
@@ -50,7 +50,7 @@ func TestDifferentLinesMergeCleanly(t *testing.T) {
 func TestTheSameLineChangedBothWaysKeepsOursAndSaysSo(t *testing.T) {
 	ours := strings.Replace(base, "Step two: test.", "Step two: test on staging.", 1)
 	theirs := strings.Replace(base, "Step two: test.", "Step two: test in production.", 1)
-	m := merge(t, base, ours, theirs)
+	m := mergeNotes(t, base, ours, theirs)
 	if !m.Conflict || string(m.Content) != ours || !strings.Contains(m.Why, "same lines") {
 		t.Fatalf("conflict %v (%s):\n%s", m.Conflict, m.Why, m.Content)
 	}
@@ -62,7 +62,7 @@ func TestFrontmatterMergesKeyByKey(t *testing.T) {
 	theirs := strings.Replace(base, "tags: [infra]", "tags: [infra, q3]", 1)
 	theirs = strings.Replace(theirs, "status: draft", "status: accepted", 1)
 	theirs = strings.Replace(theirs, "Step one: build.", "Step one: build it.", 1)
-	m := merge(t, base, ours, theirs)
+	m := mergeNotes(t, base, ours, theirs)
 	got := string(m.Content)
 	if m.Conflict {
 		t.Fatalf("conflict: %s\n%s", m.Why, got)
@@ -80,7 +80,7 @@ func TestFrontmatterMergesKeyByKey(t *testing.T) {
 	}
 	// Theirs deleting a key ours left alone deletes it too.
 	theirs = strings.Replace(base, "owner: jonas\n", "", 1)
-	if m := merge(t, base, base, theirs); strings.Contains(string(m.Content), "owner:") || m.Conflict {
+	if m := mergeNotes(t, base, base, theirs); strings.Contains(string(m.Content), "owner:") || m.Conflict {
 		t.Fatalf("theirs' deletion: conflict %v\n%s", m.Conflict, m.Content)
 	}
 }
@@ -89,7 +89,7 @@ func TestAScalarChangedBothWaysConflicts(t *testing.T) {
 	ours := strings.Replace(base, "status: draft", "status: accepted", 1)
 	theirs := strings.Replace(base, "status: draft", "status: rejected", 1)
 	theirs = strings.Replace(theirs, "tags: [infra]", "tags: [infra, q3]", 1)
-	m := merge(t, base, ours, theirs)
+	m := mergeNotes(t, base, ours, theirs)
 	got := string(m.Content)
 	if !m.Conflict || !strings.Contains(m.Why, `"status"`) || !strings.Contains(got, "status: accepted") ||
 		!slices.Equal(vault.ParseNote("x.md", m.Content).Tags, []string{"infra", "q3"}) {
@@ -98,11 +98,11 @@ func TestAScalarChangedBothWaysConflicts(t *testing.T) {
 }
 
 func TestBothSidesCreatingANote(t *testing.T) {
-	if m := merge(t, "", base, base); m.Conflict || string(m.Content) != base {
+	if m := mergeNotes(t, "", base, base); m.Conflict || string(m.Content) != base {
 		t.Fatalf("the same note created on both sides: %v %s", m.Conflict, m.Why)
 	}
 	other := strings.Replace(base, "Step two: test.", "Step two: review.", 1)
-	if m := merge(t, "", base, other); !m.Conflict || string(m.Content) != base {
+	if m := mergeNotes(t, "", base, other); !m.Conflict || string(m.Content) != base {
 		t.Fatalf("two different notes at one path: conflict %v\n%s", m.Conflict, m.Content)
 	}
 }
@@ -111,7 +111,7 @@ func TestAFrontmatterThatIsNotYAMLMergesAsText(t *testing.T) {
 	broken := "---\ntags: [infra\n---\n# Broken\n\none\ntwo\nthree\n"
 	ours := strings.Replace(broken, "one", "ONE", 1)
 	theirs := strings.Replace(broken, "three", "THREE", 1)
-	m := merge(t, broken, ours, theirs)
+	m := mergeNotes(t, broken, ours, theirs)
 	if m.Conflict || !strings.Contains(string(m.Content), "ONE") || !strings.Contains(string(m.Content), "THREE") {
 		t.Fatalf("conflict %v:\n%s", m.Conflict, m.Content)
 	}

@@ -216,3 +216,7 @@ func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration,
 		}
 	}
 }
+
+// HumanIdentity is how the owner signs commits made by hand through cairn
+// (git's user.name and user.email of the vault, else the owner principal).
+func (v *Vault) HumanIdentity() gitstore.Signature { return v.humanIdentity(v.Owner()) }

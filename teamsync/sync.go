@@ -1,0 +1,322 @@
+package teamsync
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// Options for Sync.
+type Options struct {
+	Remote string // default origin
+	Branch string // default main
+	// Retries bounds how often a push rejected because someone pushed
+	// first is integrated and tried again (default 3).
+	Retries int
+}
+
+// Report says what one sync did.
+type Report struct {
+	Fetched   string     // the remote commit integrated ("" when the remote branch is empty)
+	Incoming  []string   // paths changed by what came in
+	Merge     string     // the merge commit, when histories had diverged
+	Pushed    bool       // the remote branch now holds this vault's HEAD
+	Conflicts []Conflict // conflicts resolved (nothing lost)
+}
+
+// Conflict is one path changed both ways that could not merge line by line.
+type Conflict struct {
+	Path string // kept in place: this side's version
+	Copy string // the other side's version, whole ("" when none was needed)
+	Why  string
+}
+
+// Sync fetches the remote branch, integrates it into the vault (a
+// fast-forward, or a three-way merge that never leaves a conflict marker),
+// and pushes, once. The caller holds the vault (the process hosting it).
+// Edits not yet committed are committed first, as the person's.
+func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
+	if o.Remote == "" {
+		o.Remote = "origin"
+	}
+	if o.Branch == "" {
+		o.Branch = "main"
+	}
+	if o.Retries <= 0 {
+		o.Retries = 3
+	}
+	if _, _, err := v.CommitStrayEdits(); err != nil {
+		return nil, fmt.Errorf("sync: commit the edits made by hand first: %w", err)
+	}
+	rep := &Report{}
+	g := gitIn(v.Root())
+	for attempt := 0; ; attempt++ {
+		if err := integrate(ctx, v, g, o, rep); err != nil {
+			return rep, err
+		}
+		err := g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
+		if err == nil {
+			rep.Pushed = true
+			return rep, nil
+		}
+		if !rejected(err) || attempt+1 >= o.Retries {
+			return rep, fmt.Errorf("sync: push to %s: %w", o.Remote, err)
+		}
+		// Someone pushed first: integrate that too, then push again.
+	}
+}
+
+// integrate fetches and brings the remote's commits into the vault.
+func integrate(ctx context.Context, v *vault.Vault, g git, o Options, rep *Report) error {
+	if err := g.run(ctx, nil, "fetch", "--quiet", o.Remote, o.Branch); err != nil {
+		if strings.Contains(err.Error(), "couldn't find remote ref") {
+			return nil // an empty remote: the push creates the branch
+		}
+		return fmt.Errorf("sync: fetch %s from %s (nothing changed here): %w", o.Branch, o.Remote, err)
+	}
+	theirs, err := g.out(ctx, "rev-parse", "FETCH_HEAD")
+	if err != nil {
+		return err
+	}
+	rep.Fetched = theirs
+	ours, err := g.out(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return err
+	}
+	if ours == theirs || g.isAncestor(ctx, theirs, ours) {
+		return nil // nothing came in
+	}
+	to := theirs
+	if !g.isAncestor(ctx, ours, theirs) {
+		if to, err = merge(ctx, v, g, ours, theirs, rep); err != nil {
+			return err
+		}
+		rep.Merge = to
+	}
+	paths, err := v.Store().Advance(to)
+	if err != nil {
+		return fmt.Errorf("sync: bring %s into the vault: %w", short(to), err)
+	}
+	rep.Incoming = append(rep.Incoming, paths...)
+	return nil
+}
+
+// merge makes the merge commit of ours and theirs: git's own three-way
+// merge of the trees (git merge-tree), then each conflicted path resolved
+// without a marker (resolve).
+func merge(ctx context.Context, v *vault.Vault, g git, ours, theirs string, rep *Report) (string, error) {
+	out, err := g.outAllowing(ctx, 1, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
+	if err != nil {
+		return "", fmt.Errorf("sync: merge: %w", err)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	tree := lines[0]
+	var conflicted []string
+	for _, p := range lines[1:] {
+		if p != "" && !slices.Contains(conflicted, p) {
+			conflicted = append(conflicted, p)
+		}
+	}
+	base, _ := g.out(ctx, "merge-base", ours, theirs)
+	if len(conflicted) > 0 {
+		if tree, err = resolve(ctx, g, tree, base, ours, theirs, conflicted, rep); err != nil {
+			return "", err
+		}
+	}
+	who := v.HumanIdentity()
+	env := []string{"GIT_AUTHOR_NAME=" + who.Name, "GIT_AUTHOR_EMAIL=" + who.Email, "GIT_COMMITTER_NAME=" + who.Name, "GIT_COMMITTER_EMAIL=" + who.Email}
+	msg := fmt.Sprintf("Sync: merge %s\n\nCairn-Tool: cairn sync\nCairn-Principal: %s\nCairn-Actor: human\n", short(theirs), v.Owner())
+	for _, c := range rep.Conflicts {
+		msg += fmt.Sprintf("Cairn-Conflict: %s\n", c.Path)
+	}
+	return g.outEnv(ctx, env, []byte(msg), "commit-tree", tree, "-p", ours, "-p", theirs, "-F", "-")
+}
+
+// resolve replaces each conflicted path of the merged tree: a note merges
+// with MergeNote, keeping ours and a whole copy of theirs on a true
+// conflict; an edit against a deletion keeps the edit; any other file
+// changed both ways keeps ours and a copy of theirs.
+func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths []string, rep *Report) (string, error) {
+	idx, err := os.CreateTemp("", "cairn-sync-index-")
+	if err != nil {
+		return "", err
+	}
+	idx.Close()
+	defer os.Remove(idx.Name())
+	gi := g
+	gi.env = append(gi.env, "GIT_INDEX_FILE="+idx.Name())
+	if err := gi.run(ctx, nil, "read-tree", tree); err != nil {
+		return "", err
+	}
+	stamp := time.Now().UTC().Format("2006-01-02 150405")
+	for _, p := range paths {
+		b, _ := g.blob(ctx, base, p)
+		o, oOK := g.blob(ctx, ours, p)
+		t, tOK := g.blob(ctx, theirs, p)
+		var keep []byte
+		copyOf := []byte(nil)
+		why := ""
+		switch {
+		case !oOK && !tOK:
+			continue
+		case !oOK || !tOK:
+			keep = t // an edit against a deletion: the edit stays
+			if oOK {
+				keep = o
+			}
+			why = "changed on one side, deleted on the other: the change is kept"
+		case strings.HasSuffix(p, ".md"):
+			m, err := MergeNote(ctx, p, b, o, t)
+			if err != nil {
+				return "", err
+			}
+			keep = m.Content
+			if m.Conflict {
+				copyOf, why = conflictCopy(t, theirs), m.Why
+			}
+		default:
+			keep, copyOf, why = o, t, "changed on both sides"
+		}
+		if err := gi.stage(ctx, p, keep); err != nil {
+			return "", err
+		}
+		if why == "" {
+			continue // merged cleanly after all (the frontmatter, key by key)
+		}
+		c := Conflict{Path: p, Why: why}
+		if copyOf != nil {
+			c.Copy = copyName(p, stamp)
+			if err := gi.stage(ctx, c.Copy, copyOf); err != nil {
+				return "", err
+			}
+		}
+		rep.Conflicts = append(rep.Conflicts, c)
+	}
+	return gi.out(ctx, "write-tree")
+}
+
+// copyName is where the other side's version of p is kept:
+// "Name (conflict 2026-12-01 101500).md" beside it.
+func copyName(p, stamp string) string {
+	ext := path.Ext(p)
+	return strings.TrimSuffix(p, ext) + " (conflict " + stamp + ")" + ext
+}
+
+// conflictCopy is theirs as a note of its own: its id removed (the copy
+// gets one of its own; the original keeps the id, so links keep pointing
+// at it), and where it came from said in its frontmatter.
+func conflictCopy(theirs []byte, commit string) []byte {
+	n := vault.ParseNote("copy.md", theirs)
+	if n.FrontmatterError() != nil {
+		return theirs
+	}
+	id := ""
+	if n.IDSaved {
+		id = n.ID
+	}
+	if n.DeleteKey("id") != nil {
+		return theirs
+	}
+	if id != "" {
+		n.SetKey("conflict_of", vault.StrNode(id))
+	}
+	n.SetKey("conflict_from", vault.StrNode(commit))
+	return n.Render()
+}
+
+func short(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
+}
+
+// rejected says a push failed because the remote moved.
+func rejected(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "[rejected]") || strings.Contains(s, "non-fast-forward") || strings.Contains(s, "fetch first")
+}
+
+// git runs the git command line in a vault.
+type git struct {
+	dir string
+	env []string
+}
+
+func gitIn(dir string) git { return git{dir: dir} }
+
+func (g git) cmd(ctx context.Context, env []string, stdin []byte, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, "git", append([]string{"-C", g.dir}, args...)...)
+	c.Env = append(append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), g.env...), env...)
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	}
+	return c
+}
+
+func (g git) outEnv(ctx context.Context, env []string, stdin []byte, args ...string) (string, error) {
+	c := g.cmd(ctx, env, stdin, args...)
+	var out, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &out, &stderr
+	if err := c.Run(); err != nil {
+		return out.String(), fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()+" "+out.String()))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+func (g git) out(ctx context.Context, args ...string) (string, error) {
+	return g.outEnv(ctx, nil, nil, args...)
+}
+
+func (g git) run(ctx context.Context, stdin []byte, args ...string) error {
+	_, err := g.outEnv(ctx, nil, stdin, args...)
+	return err
+}
+
+// outAllowing is out, accepting exit status ok as a success too.
+func (g git) outAllowing(ctx context.Context, ok int, args ...string) (string, error) {
+	c := g.cmd(ctx, nil, nil, args...)
+	var out, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &out, &stderr
+	err := c.Run()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == ok) {
+		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out.String(), nil
+}
+
+func (g git) isAncestor(ctx context.Context, a, b string) bool {
+	return g.run(ctx, nil, "merge-base", "--is-ancestor", a, b) == nil
+}
+
+// blob is a file's content at a commit, and whether it is there.
+func (g git) blob(ctx context.Context, commit, p string) ([]byte, bool) {
+	if commit == "" {
+		return nil, false
+	}
+	c := g.cmd(ctx, nil, nil, "cat-file", "blob", commit+":"+p)
+	out, err := c.Output()
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// stage writes content as a blob and puts it at p in the index g uses.
+func (g git) stage(ctx context.Context, p string, content []byte) error {
+	h, err := g.outEnv(ctx, nil, content, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return err
+	}
+	return g.run(ctx, nil, "update-index", "--add", "--cacheinfo", "100644,"+h+","+p)
+}
