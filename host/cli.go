@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairn-dev/cairn/teamsync"
 	"github.com/cairn-dev/cairn/vault"
 )
 
@@ -76,6 +77,29 @@ func (c *Client) Search(ctx context.Context, a vault.SearchArgs) (*vault.SearchR
 	}
 	if err := json.Unmarshal(rep.Result, res); err != nil {
 		return nil, fmt.Errorf("the host's answer: %w", err)
+	}
+	return res, nil
+}
+
+// Sync runs a sync with a git remote in the host (teamsync.Sync). The
+// report comes back even when the sync failed part way.
+func (c *Client) Sync(ctx context.Context, o teamsync.Options) (*teamsync.Report, error) {
+	args, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := c.r.do(ctx, request{Op: opSync, Args: args}, nil)
+	if err != nil {
+		return nil, wireErr(err)
+	}
+	res := &teamsync.Report{}
+	if len(rep.Result) > 0 {
+		if err := json.Unmarshal(rep.Result, res); err != nil {
+			return nil, fmt.Errorf("the host's answer: %w", err)
+		}
+	}
+	if rep.Error != "" {
+		return res, errors.New(rep.Error)
 	}
 	return res, nil
 }

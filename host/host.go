@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/mcptools"
+	"github.com/cairn-dev/cairn/teamsync"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -142,6 +143,8 @@ func (h *Host) run(req request, hc *hostConn) reply {
 		return reply{ID: req.ID, Result: b}
 	case opSearch:
 		return h.search(req)
+	case opSync:
+		return h.sync(req)
 	case opReindex:
 		progress := func(stage string, done, total int) {
 			hc.send(reply{ID: req.ID, Op: opProgress, Stage: stage, Done: done, Total: total})
@@ -173,6 +176,22 @@ func (h *Host) callLocal(ctx context.Context, id mcptools.Identity, tool string,
 	}
 	defer h.inflight.Done()
 	return h.local.CallTool(ctx, id, tool, args), true
+}
+
+// sync runs `cairn sync` here, where the vault is: its writes and the
+// server's are one writer's (gitstore's write lock).
+func (h *Host) sync(req request) reply {
+	var o teamsync.Options
+	if err := json.Unmarshal(req.Args, &o); err != nil {
+		return reply{ID: req.ID, Error: fmt.Sprintf("sync arguments: %v", err)}
+	}
+	rep, err := teamsync.Sync(h.ctx, h.v, o)
+	b, _ := json.Marshal(rep)
+	r := reply{ID: req.ID, Result: b}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
 }
 
 func (h *Host) search(req request) reply {

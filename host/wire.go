@@ -27,6 +27,7 @@ const (
 	opCall    = "call"    // a tool call: Claim, Tool, Args
 	opSearch  = "search"  // the command line's search, as the owner: Args is vault.SearchArgs
 	opReindex = "reindex" // rebuild the search index; progress replies, then the count
+	opSync    = "sync"    // sync with a git remote, as the owner: Args is teamsync.Options
 	opDrained = "drained" // the answer to opDrain: nothing more comes on this connection
 )
 

@@ -12,32 +12,33 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
 )
 
 // Options for Sync.
 type Options struct {
-	Remote string // default origin
-	Branch string // default main
+	Remote string `json:"remote,omitempty"` // default origin
+	Branch string `json:"branch,omitempty"` // default main
 	// Retries bounds how often a push rejected because someone pushed
 	// first is integrated and tried again (default 3).
-	Retries int
+	Retries int `json:"retries,omitempty"`
 }
 
 // Report says what one sync did.
 type Report struct {
-	Fetched   string     // the remote commit integrated ("" when the remote branch is empty)
-	Incoming  []string   // paths changed by what came in
-	Merge     string     // the merge commit, when histories had diverged
-	Pushed    bool       // the remote branch now holds this vault's HEAD
-	Conflicts []Conflict // conflicts resolved (nothing lost)
+	Fetched   string     `json:"fetched,omitempty"`   // the remote commit integrated ("" when the remote branch is empty)
+	Incoming  []string   `json:"incoming,omitempty"`  // paths changed by what came in
+	Merge     string     `json:"merge,omitempty"`     // the merge commit, when histories had diverged
+	Pushed    bool       `json:"pushed"`              // the remote branch now holds this vault's HEAD
+	Conflicts []Conflict `json:"conflicts,omitempty"` // conflicts resolved (nothing lost)
 }
 
 // Conflict is one path changed both ways that could not merge line by line.
 type Conflict struct {
-	Path string // kept in place: this side's version
-	Copy string // the other side's version, whole ("" when none was needed)
-	Why  string
+	Path string `json:"path"`           // kept in place: this side's version
+	Copy string `json:"copy,omitempty"` // the other side's version, whole ("" when none was needed)
+	Why  string `json:"why"`
 }
 
 // Sync fetches the remote branch, integrates it into the vault (a
@@ -60,10 +61,15 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	rep := &Report{}
 	g := gitIn(v.Root())
 	for attempt := 0; ; attempt++ {
-		if err := integrate(ctx, v, g, o, rep); err != nil {
+		err := integrate(ctx, v, g, o, rep)
+		for moved := 0; errors.Is(err, gitstore.ErrNotDescendant) && moved < 3; moved++ {
+			// A write landed while the merge was made: merge again.
+			err = integrate(ctx, v, g, o, rep)
+		}
+		if err != nil {
 			return rep, err
 		}
-		err := g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
+		err = g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
 		if err == nil {
 			rep.Pushed = true
 			return rep, nil

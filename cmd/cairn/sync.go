@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/cairn-dev/cairn/host"
+	"github.com/cairn-dev/cairn/teamsync"
+	"github.com/cairn-dev/cairn/vault"
+	"github.com/spf13/cobra"
+)
+
+func syncCmd() *cobra.Command {
+	var (
+		dir  string
+		o    teamsync.Options
+		asJS bool
+	)
+	c := &cobra.Command{
+		Use:   "sync --vault DIR [--remote origin] [--branch main]",
+		Short: "Fetch, integrate and push once, through a git remote; never leaves a conflict marker",
+		Long: `Fetch the remote branch, integrate it (a fast-forward, or a three-way
+merge: a note changed in different places merges; the same lines changed on
+both sides keep this side in place and the other whole as a conflict copy
+note beside it; an edit against a deletion keeps the edit; tags and aliases
+merge as unions), then push. Edits not yet committed are committed first.
+Runs in the server hosting the vault when there is one.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var rep *teamsync.Report
+			err := onVault(cmd.Context(), dir, vault.Options{},
+				func(c *host.Client) (err error) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "syncing in the server that hosts the vault (pid %d)\n", c.HostPID())
+					rep, err = c.Sync(cmd.Context(), o)
+					return err
+				},
+				func(v *vault.Vault) (err error) {
+					rep, err = teamsync.Sync(cmd.Context(), v, o)
+					return err
+				})
+			if rep != nil {
+				if asJS {
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					enc.Encode(rep)
+				} else {
+					printSync(cmd.OutOrStdout(), rep)
+				}
+			}
+			return err
+		},
+	}
+	vaultFlag(c, &dir)
+	c.Flags().StringVar(&o.Remote, "remote", "origin", "the git remote")
+	c.Flags().StringVar(&o.Branch, "branch", "main", "the remote branch")
+	c.Flags().BoolVar(&asJS, "json", false, "print the report as JSON")
+	return c
+}
+
+func printSync(out io.Writer, rep *teamsync.Report) {
+	switch {
+	case rep.Merge != "":
+		fmt.Fprintf(out, "in:   merged %s (%d files changed here)\n", short(rep.Fetched), len(rep.Incoming))
+	case len(rep.Incoming) > 0:
+		fmt.Fprintf(out, "in:   fast-forward to %s (%d files changed here)\n", short(rep.Fetched), len(rep.Incoming))
+	default:
+		fmt.Fprintln(out, "in:   nothing new")
+	}
+	for _, p := range rep.Incoming {
+		fmt.Fprintf(out, "      %s\n", p)
+	}
+	for _, c := range rep.Conflicts {
+		fmt.Fprintf(out, "conflict: %s: %s", c.Path, c.Why)
+		if c.Copy != "" {
+			fmt.Fprintf(out, "; the other version is kept in %s", c.Copy)
+		}
+		fmt.Fprintln(out)
+	}
+	if rep.Pushed {
+		fmt.Fprintln(out, "out:  pushed")
+	}
+}
+
+func short(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
+}
