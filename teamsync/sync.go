@@ -108,7 +108,7 @@ func integrate(ctx context.Context, v *vault.Vault, g git, o Options, rep *Repor
 		}
 		rep.Merge = to
 	}
-	paths, err := v.Store().Advance(to)
+	paths, err := v.Advance(to)
 	if err != nil {
 		return fmt.Errorf("sync: bring %s into the vault: %w", short(to), err)
 	}

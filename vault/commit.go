@@ -220,3 +220,35 @@ func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration,
 // HumanIdentity is how the owner signs commits made by hand through cairn
 // (git's user.name and user.email of the vault, else the owner principal).
 func (v *Vault) HumanIdentity() gitstore.Signature { return v.humanIdentity(v.Owner()) }
+
+// Advance moves the vault to to, a commit descending from HEAD that a sync
+// fetched or made (gitstore.Store.Advance: only the files that differ are
+// written), and brings what the vault knows up to date for the changed
+// paths only: the catalog and link graph re-read them, project markers
+// among them rescan the projects, the search index follows. It returns the
+// changed paths.
+func (v *Vault) Advance(to string) ([]string, error) {
+	paths, err := v.store.Advance(to)
+	if err != nil || len(paths) == 0 {
+		return paths, err
+	}
+	markers := false
+	v.catMu.Lock()
+	for _, p := range paths {
+		if isNotePath(p) {
+			v.cat.update(v.root, p)
+		}
+		markers = markers || baseName(p) == ProjectMarker
+	}
+	v.catMu.Unlock()
+	if markers {
+		if err := v.rescan(); err != nil {
+			return paths, err
+		}
+	}
+	v.mu.Lock()
+	v.knownHead = to
+	v.mu.Unlock()
+	v.indexSoon()
+	return paths, nil
+}
