@@ -249,7 +249,9 @@ func short(h string) string {
 // rejected says a push failed because the remote moved.
 func rejected(err error) bool {
 	s := err.Error()
-	return strings.Contains(s, "[rejected]") || strings.Contains(s, "non-fast-forward") || strings.Contains(s, "fetch first")
+	return strings.Contains(s, "[rejected]") || strings.Contains(s, "non-fast-forward") || strings.Contains(s, "fetch first") ||
+		// Another push updating the branch at the same moment.
+		strings.Contains(s, "cannot lock ref") || strings.Contains(s, "failed to update ref")
 }
 
 // git runs the git command line in a vault.

@@ -1,0 +1,156 @@
+package teamsync
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	gosync "sync"
+	"testing"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// commitFiles writes several files of a vault in one commit.
+func commitFiles(t *testing.T, v *vault.Vault, files map[string]string) {
+	t.Helper()
+	var changes []gitstore.Change
+	for p, c := range files {
+		changes = append(changes, gitstore.Change{Path: p, Content: []byte(c)})
+	}
+	if _, err := v.Store().Commit(gitstore.CommitRequest{Author: gitstore.Signature{Name: "agent", Email: "agent@cairn.local"}, Message: "write", Changes: changes}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestARenameAgainstAnEditKeepsBoth(t *testing.T) {
+	a, b := team(t)
+	moved := "acme/infra/decisions/Decision CDN vendor.md"
+	body := read(t, a, cdn)
+	if _, err := a.Store().Commit(gitstore.CommitRequest{Author: gitstore.Signature{Name: "agent", Email: "agent@cairn.local"}, Message: "rename",
+		Changes: []gitstore.Change{{Path: cdn, Delete: true}, {Path: moved, Content: []byte(body)}}}); err != nil {
+		t.Fatal(err)
+	}
+	edit(t, b, cdn, func(s string) string { return s + "\nEdited while it was renamed.\n" })
+	sync(t, a)
+	rep := sync(t, b)
+	if len(rep.Conflicts) != 0 {
+		t.Fatalf("conflicts: %+v", rep.Conflicts)
+	}
+	settled(t, a, b)
+	for _, v := range []*vault.Vault{a, b} {
+		if got := read(t, v, moved); !strings.Contains(got, "Edited while it was renamed.") {
+			t.Fatalf("%s: the renamed note lacks the edit:\n%s", v.Root(), got)
+		}
+		if _, err := os.Stat(filepath.Join(v.Root(), cdn)); !os.IsNotExist(err) {
+			t.Fatalf("%s: the old name is back", v.Root())
+		}
+	}
+}
+
+func TestBothSidesCreatingTheSameNoteKeepBoth(t *testing.T) {
+	a, b := team(t)
+	p := "acme/infra/Launch checklist.md"
+	commitFiles(t, a, map[string]string{p: "# Launch checklist\n\n- Alice's item\n"})
+	commitFiles(t, b, map[string]string{p: "# Launch checklist\n\n- Bob's item\n"})
+	sync(t, a)
+	rep := sync(t, b)
+	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Copy == "" {
+		t.Fatalf("conflicts: %+v", rep.Conflicts)
+	}
+	settled(t, a, b)
+	both := read(t, a, p) + read(t, a, rep.Conflicts[0].Copy)
+	if !strings.Contains(both, "Alice's item") || !strings.Contains(both, "Bob's item") {
+		t.Fatalf("a side is lost:\n%s", both)
+	}
+}
+
+func TestOtherFilesNeverBlockASync(t *testing.T) {
+	a, b := team(t)
+	ws := ".obsidian/workspace.json"
+	commitFiles(t, a, map[string]string{ws: `{"active":"alice"}`, "pics/diagram.svg": "<svg>a</svg>"})
+	commitFiles(t, b, map[string]string{ws: `{"active":"bob"}`, "pics/diagram.svg": "<svg>b</svg>"})
+	sync(t, a)
+	rep := sync(t, b)
+	if len(rep.Conflicts) != 2 {
+		t.Fatalf("conflicts: %+v", rep.Conflicts)
+	}
+	settled(t, a, b)
+	for _, c := range rep.Conflicts {
+		if c.Copy == "" || read(t, a, c.Path) == read(t, a, c.Copy) {
+			t.Fatalf("both versions of %s are not kept: %+v", c.Path, c)
+		}
+	}
+}
+
+// 500 notes changed on each side, some of them the same notes in
+// different places: everything arrives on both sides.
+func TestFiveHundredNotesOnEachSide(t *testing.T) {
+	a, b := team(t)
+	fa, fb := map[string]string{}, map[string]string{}
+	for i := range 500 {
+		fa[fmt.Sprintf("bulk/alice/Note %d.md", i)] = fmt.Sprintf("# Alice %d\n\ntext\n", i)
+		fb[fmt.Sprintf("bulk/bob/Note %d.md", i)] = fmt.Sprintf("# Bob %d\n\ntext\n", i)
+	}
+	commitFiles(t, a, fa)
+	commitFiles(t, b, fb)
+	edit(t, a, cdn, func(s string) string { return "Top line by Alice.\n" + s })
+	edit(t, b, cdn, func(s string) string { return s + "\nBottom line by Bob.\n" })
+	sync(t, a)
+	if rep := sync(t, b); len(rep.Conflicts) != 0 || len(rep.Incoming) != 501 {
+		t.Fatalf("b's sync: %d conflicts, %d incoming", len(rep.Conflicts), len(rep.Incoming))
+	}
+	settled(t, a, b)
+	for _, v := range []*vault.Vault{a, b} {
+		for p := range fa {
+			read(t, v, p)
+		}
+		for p := range fb {
+			read(t, v, p)
+		}
+		if got := read(t, v, cdn); !strings.Contains(got, "Top line by Alice.") || !strings.Contains(got, "Bottom line by Bob.") {
+			t.Fatalf("%s:\n%s", v.Root(), got)
+		}
+	}
+}
+
+// Members syncing at the same moment: pushes are rejected and integrated
+// again; every write ends on every clone.
+func TestConcurrentSyncsLoseNothing(t *testing.T) {
+	a, b := team(t)
+	var wg gosync.WaitGroup
+	errs := make(chan error, 20)
+	for _, v := range []*vault.Vault{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				p := fmt.Sprintf("race/%s %d.md", filepath.Base(v.Root()), i)
+				if _, err := v.Store().Commit(gitstore.CommitRequest{Author: gitstore.Signature{Name: "agent", Email: "agent@cairn.local"}, Message: "w",
+					Changes: []gitstore.Change{{Path: p, Content: []byte("# " + p + "\n")}}}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := Sync(context.Background(), v, Options{Retries: 10}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	settled(t, a, b)
+	for _, v := range []*vault.Vault{a, b} {
+		for _, who := range []string{"a", "b"} {
+			for i := range 5 {
+				read(t, v, fmt.Sprintf("race/%s %d.md", who, i))
+			}
+		}
+	}
+}
