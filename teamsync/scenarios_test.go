@@ -2,12 +2,14 @@ package teamsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	gosync "sync"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
@@ -152,5 +154,71 @@ func TestConcurrentSyncsLoseNothing(t *testing.T) {
 				read(t, v, fmt.Sprintf("race/%s %d.md", who, i))
 			}
 		}
+	}
+}
+
+// A note a sync changed has a new versionToken: an agent holding the old
+// one gets versionConflict instead of overwriting what came in; with the
+// new one, its edit lands.
+func TestATokenFromBeforeTheSyncConflicts(t *testing.T) {
+	a, b := team(t)
+	agent := vault.Caller{Principal: b.Owner(), Ceiling: vault.RoleWrite, Actor: "agent", Tool: "edit_note"}
+	before, err := b.GetNote(agent, cdn, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(t, a, cdn, func(s string) string { return s + "\nChanged on a.\n" })
+	sync(t, a)
+	sync(t, b)
+	text := "an agent's line"
+	_, err = b.EditNote(agent, vault.EditArgs{Ref: cdn, VersionToken: before.VersionToken, Operation: "append", Content: &text})
+	var ce *vault.ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("edit with the token from before the sync: %v", err)
+	}
+	if _, err := b.EditNote(agent, vault.EditArgs{Ref: cdn, VersionToken: ce.Current, Operation: "append", Content: &text}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, b, cdn); !strings.Contains(got, "Changed on a.") || !strings.Contains(got, text) {
+		t.Fatalf("b's note:\n%s", got)
+	}
+}
+
+// What a sync brings is its authors' and stays so: the watcher of the
+// receiving vault never commits it again as a person's edit.
+func TestTheWatcherDoesNotRecommitWhatASyncBrought(t *testing.T) {
+	a, b := team(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go b.Watch(ctx, vault.WatchOptions{Quiet: 100 * time.Millisecond, Ready: ready})
+	<-ready
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("acme/infra/Arrived %d.md", i)] = fmt.Sprintf("# Arrived %d\n", i)
+	}
+	commitFiles(t, a, files)
+	edit(t, a, cdn, func(s string) string { return s + "\nFrom a.\n" })
+	sync(t, a)
+	sync(t, b)
+	// A person's edit after the sync: once the watcher has committed it,
+	// it has looked at every file the sync wrote before it.
+	hand := filepath.Join(b.Root(), "acme", "infra", "Written by hand.md")
+	os.WriteFile(hand, []byte("# Written by hand\n"), 0o644)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(gitT(t, b.Root(), "log", "--format=%s", "-5"), "Written by hand") {
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher never committed the hand edit")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	byHand := gitT(t, b.Root(), "log", "--format=", "--name-only", "--grep", "Edit by hand")
+	for p := range files {
+		if strings.Contains(byHand, p) {
+			t.Fatalf("%s, brought by the sync, was committed again as a hand edit:\n%s", p, byHand)
+		}
+	}
+	if strings.Contains(byHand, cdn) {
+		t.Fatal("the synced edit was committed again as a hand edit")
 	}
 }
