@@ -40,6 +40,7 @@ func (s *Store) Advance(to string) ([]string, error) {
 	if err := s.refreshLocked(); err != nil {
 		return nil, err
 	}
+	s.reindexPacks() // to came by a fetch, perhaps in a new pack
 	pc, err := s.stageAdvance(wl, target)
 	if err != nil || pc == nil {
 		return nil, err

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,5 +146,34 @@ func TestAnAdvanceCutShortIsFinishedOrDropped(t *testing.T) {
 			}
 			runGit(t, dir, "fsck", "--strict")
 		})
+	}
+}
+
+// A fetch of 100 objects or more keeps them in a pack, which go-git does
+// not know of until it reads the list of packs again.
+func TestAdvanceToCommitsThatCameInAPack(t *testing.T) {
+	s, dir := baseStore(t)
+	// The store has read the pack list once (reading a packed commit).
+	runGit(t, dir, "repack", "-q", "-a", "-d")
+	if _, err := s.CommitInfo(runGit(t, dir, "rev-parse", "HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	runGit(t, filepath.Dir(clone), "clone", "-q", dir, clone)
+	for i := range 150 {
+		os.WriteFile(filepath.Join(clone, fmt.Sprintf("n%03d.md", i)), []byte(fmt.Sprintf("# N %d\n", i)), 0o644)
+	}
+	runGit(t, clone, "add", "-A")
+	runGit(t, clone, "commit", "-qm", "many")
+	runGit(t, dir, "fetch", "-q", clone, "main")
+	if packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack")); len(packs) == 0 {
+		t.Fatal("the fetch kept no pack: the test does not test what it says")
+	}
+	paths, err := s.Advance(runGit(t, dir, "rev-parse", "FETCH_HEAD"))
+	if err != nil || len(paths) != 150 {
+		t.Fatalf("advance: %d paths, %v", len(paths), err)
+	}
+	if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status:\n%s", st)
 	}
 }

@@ -145,6 +145,15 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// reindexPacks makes go-git read the list of pack files again: it keeps
+// the list it read first, and does not see a pack git wrote since (a
+// fetch of 100 objects or more keeps them in a pack; gc repacks).
+func (s *Store) reindexPacks() {
+	if r, ok := s.repo.Storer.(interface{ Reindex() }); ok {
+		r.Reindex()
+	}
+}
+
 // Dir is the absolute work tree root.
 func (s *Store) Dir() string { return s.dir }
 
@@ -233,6 +242,9 @@ func (s *Store) refreshLocked() error {
 		s.dirty = true
 		return nil
 	}
+	// HEAD moved outside this store (git pull, a sync's fetch): the
+	// commits may have come in a pack go-git has not indexed yet.
+	s.reindexPacks()
 	vm, err := updateVersionMap(s.repo, s.versions, head)
 	if err != nil {
 		return err
