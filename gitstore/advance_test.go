@@ -177,3 +177,16 @@ func TestAdvanceToCommitsThatCameInAPack(t *testing.T) {
 		t.Fatalf("git status:\n%s", st)
 	}
 }
+
+// Changed trusts git's index only for files whose size and mtime it
+// recorded: an edit of the same size is still seen.
+func TestChangedSeesAnEditOfTheSameSize(t *testing.T) {
+	s, dir := baseStore(t)
+	if got, err := s.Changed([]string{"a.md", "b.md"}); err != nil || len(got) != 0 {
+		t.Fatalf("clean vault: %v %v", got, err)
+	}
+	os.WriteFile(filepath.Join(dir, "b.md"), []byte("# X\n"), 0o644) // same size as "# B\n"
+	if got, err := s.Changed([]string{"a.md", "b.md"}); err != nil || !slices.Equal(got, []string{"b.md"}) {
+		t.Fatalf("after an edit of the same size: %v %v", got, err)
+	}
+}

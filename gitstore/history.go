@@ -201,7 +201,9 @@ func (s *Store) Changed(paths []string) ([]string, error) {
 		return nil, fmt.Errorf("read HEAD: %w", err)
 	}
 	// A file that cannot be read counts as changed: the caller reading it
-	// reports why.
+	// reports why. One whose size and mtime are those git's index holds
+	// for the committed blob is not read at all.
+	stat := s.loadStatCache()
 	differs := make([]bool, len(paths))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -210,6 +212,9 @@ func (s *Store) Changed(paths []string) ([]string, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if stat.clean(s.dir, paths[i], committed[paths[i]]) {
+					continue
+				}
 				clean, err := s.diskMatches(paths[i], committed[paths[i]])
 				differs[i] = err != nil || !clean
 			}
