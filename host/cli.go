@@ -61,22 +61,37 @@ func Acquire(ctx context.Context, root, version string, opts vault.Options, wait
 // request; the command acquires the vault again and repeats it.
 var errHandover = errors.New("the process hosting the vault exited during the request; run the command again")
 
+// request sends one operation with args (nil: none) and decodes the
+// host's result into out. A host's error comes back with whatever result
+// it sent beside it (a sync's report of what it did before failing).
+func (c *Client) request(ctx context.Context, op string, args any, out any, progress func(reply)) error {
+	var raw []byte
+	if args != nil {
+		var err error
+		if raw, err = json.Marshal(args); err != nil {
+			return err
+		}
+	}
+	rep, err := c.r.do(ctx, request{Op: op, Args: raw}, progress)
+	if err != nil {
+		return wireErr(err)
+	}
+	if len(rep.Result) > 0 {
+		if err := json.Unmarshal(rep.Result, out); err != nil {
+			return fmt.Errorf("the host's answer: %w", err)
+		}
+	}
+	if rep.Error != "" {
+		return errors.New(rep.Error)
+	}
+	return nil
+}
+
 // Search runs the command line's search in the host, as the owner.
 func (c *Client) Search(ctx context.Context, a vault.SearchArgs) (*vault.SearchResult, error) {
 	res := &vault.SearchResult{}
-	args, err := json.Marshal(a)
-	if err != nil {
+	if err := c.request(ctx, opSearch, a, res, nil); err != nil {
 		return nil, err
-	}
-	rep, err := c.r.do(ctx, request{Op: opSearch, Args: args}, nil)
-	if err != nil {
-		return nil, wireErr(err)
-	}
-	if rep.Error != "" {
-		return nil, errors.New(rep.Error)
-	}
-	if err := json.Unmarshal(rep.Result, res); err != nil {
-		return nil, fmt.Errorf("the host's answer: %w", err)
 	}
 	return res, nil
 }
@@ -84,24 +99,12 @@ func (c *Client) Search(ctx context.Context, a vault.SearchArgs) (*vault.SearchR
 // Sync runs a sync with a git remote in the host (teamsync.Sync). The
 // report comes back even when the sync failed part way.
 func (c *Client) Sync(ctx context.Context, o teamsync.Options) (*teamsync.Report, error) {
-	args, err := json.Marshal(o)
-	if err != nil {
-		return nil, err
-	}
-	rep, err := c.r.do(ctx, request{Op: opSync, Args: args}, nil)
-	if err != nil {
-		return nil, wireErr(err)
-	}
 	res := &teamsync.Report{}
-	if len(rep.Result) > 0 {
-		if err := json.Unmarshal(rep.Result, res); err != nil {
-			return nil, fmt.Errorf("the host's answer: %w", err)
-		}
+	err := c.request(ctx, opSync, o, res, nil)
+	if errors.Is(err, errHandover) {
+		return nil, err // no report: the host went away before sending one
 	}
-	if rep.Error != "" {
-		return res, errors.New(rep.Error)
-	}
-	return res, nil
+	return res, err
 }
 
 // Reindex rebuilds the host's search index, telling progress its steps
@@ -112,16 +115,9 @@ func (c *Client) Reindex(ctx context.Context, progress func(stage string, done, 
 			progress(rep.Stage, rep.Done, rep.Total)
 		}
 	}
-	rep, err := c.r.do(ctx, request{Op: opReindex}, tell)
-	if err != nil {
-		return 0, wireErr(err)
-	}
-	if rep.Error != "" {
-		return 0, errors.New(rep.Error)
-	}
 	var n int
-	if err := json.Unmarshal(rep.Result, &n); err != nil {
-		return 0, fmt.Errorf("the host's answer: %w", err)
+	if err := c.request(ctx, opReindex, nil, &n, tell); err != nil {
+		return 0, err
 	}
 	return n, nil
 }

@@ -15,37 +15,16 @@ var benchNotes = flag.Int("sync-notes", 2000, "notes in the vault of the sync be
 
 // benchTeam is team with benchNotes more notes, pushed.
 func benchTeam(b *testing.B) (*vault.Vault, *vault.Vault) {
-	base := b.TempDir()
-	remote := filepath.Join(base, "remote.git")
-	gitB(b, base, "init", "-q", "--bare", "-b", "main", remote)
-	dirA, dirB := filepath.Join(base, "a"), filepath.Join(base, "b")
-	if _, err := vault.Init(dirA, vault.InitOptions{From: "../sample-vault"}); err != nil {
-		b.Fatal(err)
-	}
-	gitB(b, dirA, "remote", "add", "origin", remote)
-	a, err := vault.Open(dirA, vault.Options{Exclusive: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { a.Close() })
-	var changes []gitstore.Change
-	for i := range *benchNotes {
-		changes = append(changes, gitstore.Change{Path: fmt.Sprintf("bulk/%03d/Note %d.md", i%100, i),
-			Content: fmt.Appendf(nil, "# Note %d\n\nSome words about topic %d and [[Note %d]].\n", i, i%37, (i+1)%*benchNotes)})
-	}
-	if _, err := a.Store().Commit(gitstore.CommitRequest{Author: gitstore.Signature{Name: "bench", Email: "b@x"}, Message: "bulk", Changes: changes}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := Sync(context.Background(), a, Options{}); err != nil {
-		b.Fatal(err)
-	}
-	gitB(b, base, "clone", "-q", remote, dirB)
-	v, err := vault.Open(dirB, vault.Options{Exclusive: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { v.Close() })
-	return a, v
+	return team(b, func(a *vault.Vault) {
+		var changes []gitstore.Change
+		for i := range *benchNotes {
+			changes = append(changes, gitstore.Change{Path: fmt.Sprintf("bulk/%03d/Note %d.md", i%100, i),
+				Content: fmt.Appendf(nil, "# Note %d\n\nSome words about topic %d and [[Note %d]].\n", i, i%37, (i+1)%*benchNotes)})
+		}
+		if _, err := a.Store().Commit(gitstore.CommitRequest{Author: gitstore.Signature{Name: "bench", Email: "b@x"}, Message: "bulk", Changes: changes}); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkNoopSync: a sync with nothing to bring in or send (a local
@@ -92,12 +71,5 @@ func BenchmarkSyncHundredEachSide(b *testing.B) {
 		if err != nil || len(res.Results) == 0 {
 			b.Fatalf("the incoming notes are not searchable: %v %v", res, err)
 		}
-	}
-}
-
-func gitB(b *testing.B, dir string, args ...string) {
-	b.Helper()
-	if out, err := gitCmd(dir, args...).CombinedOutput(); err != nil {
-		b.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }

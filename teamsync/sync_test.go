@@ -18,7 +18,7 @@ func gitCmd(dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func gitT(t *testing.T, dir string, args ...string) string {
+func gitT(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := gitCmd(dir, args...).CombinedOutput()
 	if err != nil {
@@ -27,9 +27,10 @@ func gitT(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// team makes a bare remote, a vault that pushed the sample vault to it,
-// and a second vault cloned from it: two members of a team.
-func team(t *testing.T) (a, b *vault.Vault) {
+// team makes a bare remote, a vault that pushed the sample vault to it
+// (after before, when given, wrote more), and a second vault cloned from
+// it: two members of a team.
+func team(t testing.TB, before ...func(*vault.Vault)) (a, b *vault.Vault) {
 	t.Helper()
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
@@ -40,6 +41,9 @@ func team(t *testing.T) (a, b *vault.Vault) {
 	}
 	gitT(t, dirA, "remote", "add", "origin", remote)
 	a = open(t, dirA)
+	for _, f := range before {
+		f(a)
+	}
 	if rep, err := Sync(context.Background(), a, Options{}); err != nil || !rep.Pushed {
 		t.Fatalf("first push: %+v %v", rep, err)
 	}
@@ -47,7 +51,7 @@ func team(t *testing.T) (a, b *vault.Vault) {
 	return a, open(t, dirB)
 }
 
-func open(t *testing.T, dir string) *vault.Vault {
+func open(t testing.TB, dir string) *vault.Vault {
 	t.Helper()
 	v, err := vault.Open(dir, vault.Options{Exclusive: true})
 	if err != nil {

@@ -62,7 +62,7 @@ func TestCreatedNoteStaysFoundWhileTheVaultRescans(t *testing.T) {
 }
 
 // HEAD moved by this vault's own commit, before the write that made it
-// reached noteCommit, needs no rescan; a commit made elsewhere does.
+// reached noteHead, needs no rescan; a commit made elsewhere does.
 func TestOwnCommitsNeedNoRescan(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "vault")
 	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {

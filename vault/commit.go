@@ -49,15 +49,13 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 		v.recoveries = append(v.recoveries, reps...)
 		v.mu.Unlock()
 	}
-	v.noteCommit(hash, changes)
-	v.catMu.Lock()
-	for _, ch := range changes {
-		if isNotePath(ch.Path) {
-			v.cat.update(v.root, ch.Path)
-		}
+	paths := make([]string, len(changes))
+	for i, ch := range changes {
+		paths[i] = ch.Path
 	}
-	v.catMu.Unlock()
-	v.indexSoon()
+	// The commit stands even if the projects' rescan fails: the next
+	// rescan catches up.
+	v.noteHead(hash, paths)
 	return hash, nil
 }
 
@@ -129,19 +127,30 @@ func (v *Vault) flushHuman(p string) error {
 	return nil
 }
 
-// noteCommit remembers the head this vault wrote, so that syncHead can
-// tell its own commits from others', and rescans the projects when a
-// commit changed a project marker.
-func (v *Vault) noteCommit(hash string, changes []gitstore.Change) {
+// noteHead records a HEAD this vault moved to (its own commit, or a sync's
+// advance) and the paths that changed on the way: syncHead can tell it
+// from others' commits, the catalog and link graph re-read those paths
+// only, the projects are rescanned when a project marker is among them,
+// and the search index follows.
+func (v *Vault) noteHead(hash string, paths []string) error {
 	v.mu.Lock()
 	v.knownHead = hash
 	v.mu.Unlock()
-	for _, ch := range changes {
-		if baseName(ch.Path) == ProjectMarker {
-			v.rescan()
-			return
+	markers := false
+	v.catMu.Lock()
+	for _, p := range paths {
+		if isNotePath(p) {
+			v.cat.update(v.root, p)
 		}
+		markers = markers || baseName(p) == ProjectMarker
 	}
+	v.catMu.Unlock()
+	var err error
+	if markers {
+		err = v.rescan()
+	}
+	v.indexSoon()
+	return err
 }
 
 // syncHead rescans the vault when HEAD moved without this vault writing
@@ -157,7 +166,7 @@ func (v *Vault) syncHead() error {
 	v.mu.Unlock()
 	if h == known || v.ownSince(h, known) {
 		// This vault's own commits (one of them may still be on its way to
-		// noteCommit): it records their changes itself.
+		// noteHead): it records their changes itself.
 		return nil
 	}
 	v.mu.Lock()
@@ -169,7 +178,7 @@ func (v *Vault) syncHead() error {
 // ownSince reports whether every commit from known up to head was made by
 // this vault's store: then HEAD moved only by writes this vault records
 // itself, and a rescan would only slow a busy vault down (with several
-// clients writing, HEAD is often one commit ahead of noteCommit).
+// clients writing, HEAD is often one commit ahead of noteHead).
 func (v *Vault) ownSince(head, known string) bool {
 	for i := 0; i < 64 && known != ""; i++ {
 		parent, ok := v.store.OwnParent(head)
@@ -232,23 +241,5 @@ func (v *Vault) Advance(to string) ([]string, error) {
 	if err != nil || len(paths) == 0 {
 		return paths, err
 	}
-	markers := false
-	v.catMu.Lock()
-	for _, p := range paths {
-		if isNotePath(p) {
-			v.cat.update(v.root, p)
-		}
-		markers = markers || baseName(p) == ProjectMarker
-	}
-	v.catMu.Unlock()
-	if markers {
-		if err := v.rescan(); err != nil {
-			return paths, err
-		}
-	}
-	v.mu.Lock()
-	v.knownHead = to
-	v.mu.Unlock()
-	v.indexSoon()
-	return paths, nil
+	return paths, v.noteHead(to, paths)
 }
