@@ -32,6 +32,9 @@ type Report struct {
 	Merge     string     `json:"merge,omitempty"`     // the merge commit, when histories had diverged
 	Pushed    bool       `json:"pushed"`              // the remote branch now holds this vault's HEAD
 	Conflicts []Conflict `json:"conflicts,omitempty"` // conflicts resolved (nothing lost)
+	// Settings are the incoming commits that changed access or the
+	// server's settings, applied (settings.go): "path: hash author: subject".
+	Settings []string `json:"settings,omitempty"`
 }
 
 // Conflict is one path changed both ways that could not merge line by line.
@@ -77,6 +80,10 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if _, _, err := v.CommitStrayEdits(); err != nil {
 		return nil, fmt.Errorf("sync: commit the edits made by hand first: %w", err)
 	}
+	before, err := g.out(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return rep, fmt.Errorf("sync: %w", err)
+	}
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			if theirs, err = fetch(ctx, g, o, rep); err != nil {
@@ -91,6 +98,7 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
+		rep.Settings = settingsChanged(ctx, g, before, rep.Incoming)
 		err = g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
 		if err == nil {
 			rep.Pushed = true

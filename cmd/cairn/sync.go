@@ -77,6 +77,9 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 		}
 		fmt.Fprintln(out)
 	}
+	for _, s := range rep.Settings {
+		fmt.Fprintf(out, "settings changed by the sync (applied): %s\n", s)
+	}
 	if rep.Pushed {
 		fmt.Fprintln(out, "out:  pushed")
 	}
