@@ -40,7 +40,7 @@ type gitHTTP struct {
 	leaks   []string // command lines holding the password while a request was served
 }
 
-func serveGitHTTP(t *testing.T, addr, user, pass string, anonRead, tls bool) *gitHTTP {
+func serveGitHTTP(t testing.TB, addr, user, pass string, anonRead, tls bool) *gitHTTP {
 	t.Helper()
 	backend := filepath.Join(gitExecPath(t), "git-http-backend")
 	if _, err := os.Stat(backend); err != nil {
@@ -65,7 +65,7 @@ func serveGitHTTP(t *testing.T, addr, user, pass string, anonRead, tls bool) *gi
 	}
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
-	gitT(t, s.Root, "init", "-q", "--bare", "-b", "main", "team.git")
+	gitTB(t, s.Root, "init", "-q", "--bare", "-b", "main", "team.git")
 	return s
 }
 
@@ -108,7 +108,7 @@ func cmdlinesHolding(secret string) []string {
 }
 
 // holding lists the files under dir whose content holds secret.
-func holding(t *testing.T, dir, secret string) []string {
+func holding(t testing.TB, dir, secret string) []string {
 	t.Helper()
 	var found []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -122,7 +122,7 @@ func holding(t *testing.T, dir, secret string) []string {
 	return found
 }
 
-func secret(t *testing.T) string {
+func randomToken(t testing.TB) string {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func secret(t *testing.T) string {
 // any command line.
 func TestHTTPRemoteWithTheTokenFromTheEnvironment(t *testing.T) {
 	hermetic(t)
-	tok := secret(t)
+	tok := randomToken(t)
 	srv := serveGitHTTP(t, "127.0.0.1:0", "alice", tok, false, false)
 	t.Setenv(TokenEnv, tok)
 	t.Setenv(UsernameEnv, "alice")
@@ -158,7 +158,7 @@ func TestHTTPRemoteWithTheTokenFromTheEnvironment(t *testing.T) {
 			t.Fatalf("%s lacks a side:\n%s", v.Root(), got)
 		}
 	}
-	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the served repository has %s, the vaults another commit", served)
 	}
 	if files := holding(t, base, tok); len(files) > 0 {
@@ -173,14 +173,14 @@ func TestHTTPRemoteWithTheTokenFromTheEnvironment(t *testing.T) {
 
 func TestHTTPRemoteRefusingTheCredentials(t *testing.T) {
 	hermetic(t)
-	tok := secret(t)
+	tok := randomToken(t)
 	srv := serveGitHTTP(t, "127.0.0.1:0", "alice", tok, false, false)
 	url := srv.URL + "/team.git"
 	a := remoteVault(t, filepath.Join(t.TempDir(), "a"), url)
 	t.Setenv(TokenEnv, tok)
 	t.Setenv(UsernameEnv, "alice")
 	sync(t, a)
-	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 
 	t.Setenv(TokenEnv, tok+"-wrong")
 	_, err := Sync(context.Background(), a, Options{})
@@ -200,11 +200,11 @@ func TestHTTPRemoteRefusingTheCredentials(t *testing.T) {
 
 	// A repository the server does not have.
 	t.Setenv(TokenEnv, tok)
-	gitT(t, a.Root(), "remote", "set-url", "origin", srv.URL+"/nosuch.git")
+	gitTB(t, a.Root(), "remote", "set-url", "origin", srv.URL+"/nosuch.git")
 	_, err = Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, NotFound, "origin", srv.URL+"/nosuch.git", "nothing changed here")
 	unchanged(t, a, head, edited)
-	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != head {
+	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != head {
 		t.Fatalf("the remote moved to %s", served)
 	}
 }
@@ -213,7 +213,7 @@ func TestHTTPRemoteRefusingTheCredentials(t *testing.T) {
 // it, what came in stays and nothing is pushed.
 func TestHTTPRemoteThatOnlyReadsWithoutATokenRefusesThePush(t *testing.T) {
 	hermetic(t)
-	tok := secret(t)
+	tok := randomToken(t)
 	srv := serveGitHTTP(t, "127.0.0.1:0", "alice", tok, true, false)
 	url := srv.URL + "/team.git"
 	base := t.TempDir()
@@ -233,7 +233,7 @@ func TestHTTPRemoteThatOnlyReadsWithoutATokenRefusesThePush(t *testing.T) {
 	if rep == nil || rep.Pushed {
 		t.Fatalf("report: %+v", rep)
 	}
-	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the remote moved to %s", served)
 	}
 }
@@ -242,7 +242,7 @@ func TestHTTPRemoteThatOnlyReadsWithoutATokenRefusesThePush(t *testing.T) {
 // server elsewhere would have it read on the way.
 func TestHTTPTokenIsNotSentInTheClearToAnotherHost(t *testing.T) {
 	hermetic(t)
-	tok := secret(t)
+	tok := randomToken(t)
 	srv := serveGitHTTP(t, "127.0.0.2:0", "alice", tok, false, false) // not a name the helper trusts
 	url := srv.URL + "/team.git"
 	a := remoteVault(t, filepath.Join(t.TempDir(), "a"), url)
@@ -263,13 +263,13 @@ func TestHTTPTokenIsNotSentInTheClearToAnotherHost(t *testing.T) {
 // (GIT_SSL_CAINFO, as a user would configure git), the token goes.
 func TestHTTPSRemote(t *testing.T) {
 	hermetic(t)
-	tok := secret(t)
+	tok := randomToken(t)
 	srv := serveGitHTTP(t, "127.0.0.1:0", "alice", tok, false, true)
 	url := srv.URL + "/team.git"
 	a := remoteVault(t, filepath.Join(t.TempDir(), "a"), url)
 	t.Setenv(TokenEnv, tok)
 	t.Setenv(UsernameEnv, "alice")
-	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	_, err := Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, Untrusted, "origin", url, "nothing changed here")
 	unchanged(t, a, head, edited)
@@ -281,7 +281,7 @@ func TestHTTPSRemote(t *testing.T) {
 
 	t.Setenv("GIT_SSL_CAINFO", srv.CAFile)
 	sync(t, a)
-	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the remote has %s", served)
 	}
 }

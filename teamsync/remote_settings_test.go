@@ -17,8 +17,8 @@ func TestAccessAndSettingsChangesArrivingBySyncAreAppliedAndNamed(t *testing.T) 
 	})
 	edit(t, a, vault.ConfigFile, func(s string) string { return s + "# a comment\n" })
 	edit(t, a, cdn, func(s string) string { return s + "\nAn ordinary edit.\n" })
-	if rep := sync(t, a); len(rep.Settings) != 0 {
-		t.Fatalf("a's own changes reported as arriving: %v", rep.Settings)
+	if rep := sync(t, a); len(rep.Settings) != 0 || rep.UpToDate {
+		t.Fatalf("a's own changes reported as arriving, or not pushed: %+v", rep)
 	}
 	rep := sync(t, b)
 	want := []string{vault.AccessFile + ": ", vault.ConfigFile + ": "}
@@ -32,7 +32,10 @@ func TestAccessAndSettingsChangesArrivingBySyncAreAppliedAndNamed(t *testing.T) 
 	if err != nil || acc.Members["sam"]["acme/launch"] != "write" {
 		t.Fatalf("b's access after the sync: %+v %v", acc, err)
 	}
-	if rep := sync(t, b); len(rep.Settings) != 0 {
-		t.Fatalf("a sync with nothing new reports settings: %v", rep.Settings)
+	if !rep.UpToDate || gitT(t, b.Root(), "rev-parse", "HEAD") != gitT(t, a.Root(), "rev-parse", "HEAD") {
+		t.Fatalf("a fast-forward needs no push: %+v", rep)
+	}
+	if rep := sync(t, b); len(rep.Settings) != 0 || !rep.UpToDate {
+		t.Fatalf("a sync with nothing new: %+v", rep)
 	}
 }

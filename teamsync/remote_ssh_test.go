@@ -28,7 +28,7 @@ type sshServer struct {
 }
 
 // serveSSH starts sshd, or skips the test saying what is missing.
-func serveSSH(t *testing.T) *sshServer {
+func serveSSH(t testing.TB) *sshServer {
 	t.Helper()
 	sshd := "/usr/sbin/sshd"
 	if p, err := exec.LookPath("sshd"); err == nil {
@@ -60,8 +60,8 @@ func serveSSH(t *testing.T) *sshServer {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "sshd_config")
-	write(t, filepath.Join(dir, "authorized_keys"), string(pub))
-	write(t, cfg, strings.Join([]string{
+	writePrivate(t, filepath.Join(dir, "authorized_keys"), string(pub))
+	writePrivate(t, cfg, strings.Join([]string{
 		"HostKey " + filepath.Join(dir, "hostkey"),
 		"AuthorizedKeysFile " + filepath.Join(dir, "authorized_keys"),
 		"AllowUsers " + me.Username,
@@ -95,12 +95,12 @@ func serveSSH(t *testing.T) *sshServer {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(s.Addr)
-	write(t, s.KnownHost, fmt.Sprintf("[127.0.0.1]:%s %s", port, host))
-	gitT(t, dir, "init", "-q", "--bare", "-b", "main", filepath.Join(s.Root, "team.git"))
+	writePrivate(t, s.KnownHost, fmt.Sprintf("[127.0.0.1]:%s %s", port, host))
+	gitTB(t, dir, "init", "-q", "--bare", "-b", "main", filepath.Join(s.Root, "team.git"))
 	return s
 }
 
-func write(t *testing.T, p, content string) {
+func writePrivate(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestSSHRemote(t *testing.T) {
 			t.Fatalf("%s lacks a side:\n%s", v.Root(), got)
 		}
 	}
-	if served := gitT(t, s.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitTB(t, s.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the served repository has %s, the vaults another commit", served)
 	}
 }
@@ -152,7 +152,7 @@ func TestSSHRemoteErrors(t *testing.T) {
 	hermetic(t)
 	s := serveSSH(t)
 	a := remoteVault(t, filepath.Join(t.TempDir(), "a"), s.url("team.git"))
-	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	ctx := context.Background()
 
 	t.Setenv("GIT_SSH_COMMAND", s.sshCommand(s.Other))
@@ -164,7 +164,7 @@ func TestSSHRemoteErrors(t *testing.T) {
 	unchanged(t, a, head, edited)
 
 	t.Setenv("GIT_SSH_COMMAND", s.sshCommand(s.Key))
-	gitT(t, a.Root(), "remote", "set-url", "origin", s.url("nosuch.git"))
+	gitTB(t, a.Root(), "remote", "set-url", "origin", s.url("nosuch.git"))
 	_, err = Sync(ctx, a, Options{})
 	wantRemoteErr(t, err, NotFound, "origin", s.url("nosuch.git"), "nothing changed here")
 	unchanged(t, a, head, edited)
@@ -184,7 +184,7 @@ func TestSSHUnknownHostIsRefusedNotAsked(t *testing.T) {
 		t.Skip("this machine's ssh configuration accepts unknown host keys (StrictHostKeyChecking): the refusal cannot be seen here")
 	}
 	a := remoteVault(t, filepath.Join(t.TempDir(), "a"), s.url("team.git"))
-	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	_, err = Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, Untrusted, "origin", s.url("team.git"), "nothing changed here")
 	unchanged(t, a, head, edited)

@@ -25,7 +25,7 @@ import (
 
 // hermetic keeps the machine's git configuration (a credential helper, an
 // ssh command) and the caller's token out of a test.
-func hermetic(t *testing.T) {
+func hermetic(t testing.TB) {
 	t.Helper()
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -35,20 +35,43 @@ func hermetic(t *testing.T) {
 	}
 }
 
+// gitTB is gitT for tests and benchmarks alike.
+func gitTB(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// openTB is open for tests and benchmarks alike.
+func openTB(t testing.TB, dir string) *vault.Vault {
+	t.Helper()
+	v, err := vault.Open(dir, vault.Options{Exclusive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
 // remoteVault makes a vault from the sample vault at dir whose origin is
 // url, nothing pushed yet.
-func remoteVault(t *testing.T, dir, url string) *vault.Vault {
+func remoteVault(t testing.TB, dir, url string) *vault.Vault {
 	t.Helper()
 	if _, err := vault.Init(dir, vault.InitOptions{From: "../sample-vault"}); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, dir, "remote", "add", "origin", url)
-	return open(t, dir)
+	gitTB(t, dir, "remote", "add", "origin", url)
+	return openTB(t, dir)
 }
 
 // handEdit changes a note on disk as a person would, long enough ago that
 // a sync commits it first; a sync that fails before it starts must not.
-func handEdit(t *testing.T, v *vault.Vault) string {
+func handEdit(t testing.TB, v *vault.Vault) string {
 	t.Helper()
 	p := filepath.Join(v.Root(), cdn)
 	b, err := os.ReadFile(p)
@@ -67,19 +90,19 @@ func handEdit(t *testing.T, v *vault.Vault) string {
 
 // unchanged checks a failed sync changed nothing in v: HEAD still head,
 // and the hand edit still uncommitted.
-func unchanged(t *testing.T, v *vault.Vault, head, edited string) {
+func unchanged(t testing.TB, v *vault.Vault, head, edited string) {
 	t.Helper()
-	if now := gitT(t, v.Root(), "rev-parse", "HEAD"); now != head {
+	if now := gitTB(t, v.Root(), "rev-parse", "HEAD"); now != head {
 		t.Fatalf("a failed sync moved HEAD from %s to %s", head, now)
 	}
-	if st := gitT(t, v.Root(), "status", "--porcelain"); st != "M "+edited && st != "M \""+edited+"\"" {
+	if st := gitTB(t, v.Root(), "status", "--porcelain"); st != "M "+edited && st != "M \""+edited+"\"" {
 		t.Fatalf("the hand edit of %s should still be uncommitted; git status:\n%s", edited, st)
 	}
 }
 
 // wantRemoteErr checks err is a RemoteError of kind whose message names
 // the remote and url, says what happened here, and hides no git message.
-func wantRemoteErr(t *testing.T, err error, kind ErrorKind, remote, url, here string) *RemoteError {
+func wantRemoteErr(t testing.TB, err error, kind ErrorKind, remote, url, here string) *RemoteError {
 	t.Helper()
 	var re *RemoteError
 	if !errors.As(err, &re) {
@@ -99,7 +122,7 @@ func wantRemoteErr(t *testing.T, err error, kind ErrorKind, remote, url, here st
 
 // closedPort is a port on 127.0.0.1 that refuses connections: bound by a
 // socket that never listens, so no other process can take it meanwhile.
-func closedPort(t *testing.T) int {
+func closedPort(t testing.TB) int {
 	t.Helper()
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
@@ -119,7 +142,7 @@ func closedPort(t *testing.T) int {
 // serveGitDaemon serves the repositories under root with git daemon on
 // 127.0.0.1, pushes allowed, and returns its git:// URL. Each connection
 // gets a `git daemon --inetd` of its own, so no port has to be guessed.
-func serveGitDaemon(t *testing.T, root string) string {
+func serveGitDaemon(t testing.TB, root string) string {
 	t.Helper()
 	if err := exec.Command("git", "daemon", "--help").Run(); err != nil {
 		if _, err := os.Stat(filepath.Join(gitExecPath(t), "git-daemon")); err != nil {
@@ -163,7 +186,7 @@ func inetd(c net.Conn, name string, args ...string) {
 	cmd.Run()
 }
 
-func gitExecPath(t *testing.T) string {
+func gitExecPath(t testing.TB) string {
 	t.Helper()
 	out, err := exec.Command("git", "--exec-path").Output()
 	if err != nil {
@@ -176,7 +199,7 @@ func TestGitDaemonRemote(t *testing.T) {
 	hermetic(t)
 	base := t.TempDir()
 	root := filepath.Join(base, "served")
-	gitT(t, base, "init", "-q", "--bare", "-b", "main", filepath.Join(root, "team.git"))
+	gitTB(t, base, "init", "-q", "--bare", "-b", "main", filepath.Join(root, "team.git"))
 	url := serveGitDaemon(t, root) + "/team.git"
 	a := remoteVault(t, filepath.Join(base, "a"), url)
 	sync(t, a)
@@ -195,13 +218,13 @@ func TestGitDaemonRemote(t *testing.T) {
 			t.Fatalf("%s lacks a side:\n%s", v.Root(), got)
 		}
 	}
-	if served := gitT(t, root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitTB(t, root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the daemon's repository has %s, the vaults another commit", served)
 	}
 
 	// A repository the daemon does not have.
-	gitT(t, a.Root(), "remote", "set-url", "origin", serveGitDaemon(t, root)+"/nosuch.git")
-	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	gitTB(t, a.Root(), "remote", "set-url", "origin", serveGitDaemon(t, root)+"/nosuch.git")
+	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	_, err := Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, NotFound, "origin", "/nosuch.git", "nothing changed here")
 	unchanged(t, a, head, edited)
@@ -212,7 +235,7 @@ func TestGitDaemonRemote(t *testing.T) {
 func TestUnreachableRemotes(t *testing.T) {
 	hermetic(t)
 	a, _ := team(t)
-	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	port := closedPort(t)
 	for _, url := range []string{
 		fmt.Sprintf("http://127.0.0.1:%d/team.git", port),
@@ -222,7 +245,7 @@ func TestUnreachableRemotes(t *testing.T) {
 		"git://nosuch.invalid/team.git",
 		"git@nosuch.invalid:team.git",
 	} {
-		gitT(t, a.Root(), "remote", "set-url", "origin", url)
+		gitTB(t, a.Root(), "remote", "set-url", "origin", url)
 		_, err := Sync(context.Background(), a, Options{})
 		wantRemoteErr(t, err, Unreachable, "origin", url, "nothing changed here")
 		unchanged(t, a, head, edited)
@@ -232,11 +255,11 @@ func TestUnreachableRemotes(t *testing.T) {
 func TestMissingRepositoryAndBadArguments(t *testing.T) {
 	hermetic(t)
 	a, _ := team(t)
-	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	ctx := context.Background()
 
 	gone := filepath.Join(t.TempDir(), "gone.git")
-	gitT(t, a.Root(), "remote", "add", "moved", gone)
+	gitTB(t, a.Root(), "remote", "add", "moved", gone)
 	_, err := Sync(ctx, a, Options{Remote: "moved"})
 	wantRemoteErr(t, err, NotFound, "moved", gone, "nothing changed here")
 	unchanged(t, a, head, edited)
@@ -275,7 +298,7 @@ func TestMissingRepositoryAndBadArguments(t *testing.T) {
 	// hand edit first.
 	os.Unsetenv(TokenEnv)
 	sync(t, a)
-	if st := gitT(t, a.Root(), "status", "--porcelain"); st != "" {
+	if st := gitTB(t, a.Root(), "status", "--porcelain"); st != "" {
 		t.Fatalf("after a good sync: %s", st)
 	}
 }

@@ -31,6 +31,7 @@ type Report struct {
 	Incoming  []string   `json:"incoming,omitempty"`  // paths changed by what came in
 	Merge     string     `json:"merge,omitempty"`     // the merge commit, when histories had diverged
 	Pushed    bool       `json:"pushed"`              // the remote branch now holds this vault's HEAD
+	UpToDate  bool       `json:"upToDate,omitempty"`  // it did already: nothing was sent
 	Conflicts []Conflict `json:"conflicts,omitempty"` // conflicts resolved (nothing lost)
 	// Settings are the incoming commits that changed access or the
 	// server's settings, applied (settings.go): "path: hash author: subject".
@@ -99,6 +100,12 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 			return rep, err
 		}
 		rep.Settings = settingsChanged(ctx, g, before, rep.Incoming)
+		if head, err := g.out(ctx, "rev-parse", "HEAD"); err == nil && head == theirs {
+			// The remote already holds HEAD (nothing was written here, or
+			// a fast-forward): no push, one round trip fewer per idle sync.
+			rep.Pushed, rep.UpToDate = true, true
+			return rep, nil
+		}
 		err = g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
 		if err == nil {
 			rep.Pushed = true

@@ -80,7 +80,10 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 	for _, s := range rep.Settings {
 		fmt.Fprintf(out, "settings changed by the sync (applied): %s\n", s)
 	}
-	if rep.Pushed {
+	switch {
+	case rep.UpToDate:
+		fmt.Fprintln(out, "out:  nothing to push")
+	case rep.Pushed:
 		fmt.Fprintln(out, "out:  pushed")
 	}
 }
