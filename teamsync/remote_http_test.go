@@ -142,6 +142,8 @@ func TestHTTPRemoteWithTheTokenFromTheEnvironment(t *testing.T) {
 	base := t.TempDir()
 	url := srv.URL + "/team.git"
 	a := remoteVault(t, filepath.Join(base, "a"), url)
+	// A helper of git's own with a stale password: the token wins.
+	gitTB(t, a.Root(), "config", "credential.helper", "!f() { echo username=alice; echo password=stale; }; f")
 	sync(t, a)
 	dirB := filepath.Join(base, "b")
 	if err := Clone(context.Background(), url, dirB); err != nil {
