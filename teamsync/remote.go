@@ -230,6 +230,20 @@ func (g git) forRemote(ctx context.Context) (git, error) {
 	return g, nil
 }
 
+// dial checks the remote, the branch and the environment before anything
+// is done, so a bad one changes nothing, and returns the git that talks
+// to the remote.
+func dial(ctx context.Context, root string, o Options) (git, error) {
+	g, err := gitIn(root).forRemote(ctx)
+	if err != nil {
+		return g, err
+	}
+	if _, err := g.remoteURL(ctx, o.Remote, false); err != nil {
+		return g, err
+	}
+	return g, g.checkBranch(ctx, o.Branch)
+}
+
 // remoteURL checks name is a remote of the vault's repository and returns
 // its URL (push says which: a remote may push elsewhere), password hidden.
 func (g git) remoteURL(ctx context.Context, name string, push bool) (string, error) {

@@ -48,7 +48,8 @@ type Conflict struct {
 // Sync fetches the remote branch, integrates it into the vault (a
 // fast-forward, or a three-way merge that never leaves a conflict marker),
 // and pushes, once. The caller holds the vault (the process hosting it).
-// Edits not yet committed are committed first, as the person's.
+// Edits not yet committed are committed, as the person's, once the fetch
+// has succeeded and before anything is integrated.
 func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if o.Remote == "" {
 		o.Remote = "origin"
@@ -59,16 +60,8 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if o.Retries <= 0 {
 		o.Retries = 3
 	}
-	// The remote, the branch and the environment are checked before
-	// anything is done, so a bad one changes nothing.
-	g, err := gitIn(v.Root()).forRemote(ctx)
+	g, err := dial(ctx, v.Root(), o)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := g.remoteURL(ctx, o.Remote, false); err != nil {
-		return nil, err
-	}
-	if err := g.checkBranch(ctx, o.Branch); err != nil {
 		return nil, err
 	}
 	// The remote is asked first: a sync that cannot reach it, or is
@@ -76,7 +69,7 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	rep := &Report{}
 	theirs, err := fetch(ctx, g, o, rep)
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	if _, _, err := v.CommitStrayEdits(); err != nil {
 		return nil, fmt.Errorf("sync: commit the edits made by hand first: %w", err)
@@ -346,7 +339,10 @@ type gitError struct {
 }
 
 func (e *gitError) Error() string {
-	return redact(fmt.Sprintf("git %s: %v: %s", e.cmd, e.err, e.stderr))
+	// git's advice after every remote failure says nothing the RemoteError
+	// does not say better.
+	said := strings.TrimSpace(strings.Replace(e.stderr, "\n\nPlease make sure you have the correct access rights\nand the repository exists.", "", 1))
+	return redact(fmt.Sprintf("git %s: %v: %s", e.cmd, e.err, said))
 }
 
 func (e *gitError) Unwrap() error { return e.err }
