@@ -7,5 +7,9 @@
 // fetches and pushes (so SSH keys, agents and credential helpers work as
 // they do for git) and merges (git merge-tree, git merge-file: go-git has
 // no three-way merge); gitstore.Advance moves the vault to the result.
+// remote.go sets git up for every transport (paths, file://, ssh, https
+// with CAIRN_GIT_TOKEN or git's credential helpers, git://) so that it
+// never prompts, and turns its failures into RemoteErrors that say which
+// remote failed, why, and that nothing changed here.
 // Not yet: the command, background syncing, going through the host.
 package teamsync

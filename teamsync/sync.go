@@ -31,7 +31,11 @@ type Report struct {
 	Incoming  []string   `json:"incoming,omitempty"`  // paths changed by what came in
 	Merge     string     `json:"merge,omitempty"`     // the merge commit, when histories had diverged
 	Pushed    bool       `json:"pushed"`              // the remote branch now holds this vault's HEAD
+	UpToDate  bool       `json:"upToDate,omitempty"`  // it did already: nothing was sent
 	Conflicts []Conflict `json:"conflicts,omitempty"` // conflicts resolved (nothing lost)
+	// Settings are the incoming commits that changed access or the
+	// server's settings, applied (settings.go): "path: hash author: subject".
+	Settings []string `json:"settings,omitempty"`
 }
 
 // Conflict is one path changed both ways that could not merge line by line.
@@ -44,7 +48,8 @@ type Conflict struct {
 // Sync fetches the remote branch, integrates it into the vault (a
 // fast-forward, or a three-way merge that never leaves a conflict marker),
 // and pushes, once. The caller holds the vault (the process hosting it).
-// Edits not yet committed are committed first, as the person's.
+// Edits not yet committed are committed, as the person's, once the fetch
+// has succeeded and before anything is integrated.
 func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if o.Remote == "" {
 		o.Remote = "origin"
@@ -55,45 +60,82 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if o.Retries <= 0 {
 		o.Retries = 3
 	}
+	g, err := dial(ctx, v.Root(), o)
+	if err != nil {
+		return nil, err
+	}
+	// The remote is asked first: a sync that cannot reach it, or is
+	// refused, has changed nothing here, not even committed hand edits.
+	rep := &Report{}
+	theirs, err := fetch(ctx, g, o, rep)
+	if err != nil {
+		return nil, err
+	}
 	if _, _, err := v.CommitStrayEdits(); err != nil {
 		return nil, fmt.Errorf("sync: commit the edits made by hand first: %w", err)
 	}
-	rep := &Report{}
-	g := gitIn(v.Root())
+	before, err := g.out(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return rep, fmt.Errorf("sync: %w", err)
+	}
 	for attempt := 0; ; attempt++ {
-		err := integrate(ctx, v, g, o, rep)
+		if attempt > 0 {
+			if theirs, err = fetch(ctx, g, o, rep); err != nil {
+				return rep, err
+			}
+		}
+		err := integrate(ctx, v, g, theirs, rep)
 		for moved := 0; errors.Is(err, gitstore.ErrNotDescendant) && moved < 3; moved++ {
 			// A write landed while the merge was made: merge again.
-			err = integrate(ctx, v, g, o, rep)
+			err = integrate(ctx, v, g, theirs, rep)
 		}
 		if err != nil {
 			return rep, err
+		}
+		rep.Settings = settingsChanged(ctx, g, before, rep.Incoming)
+		if head, err := g.out(ctx, "rev-parse", "HEAD"); err == nil && head == theirs {
+			// The remote already holds HEAD (nothing was written here, or
+			// a fast-forward): no push, one round trip fewer per idle sync.
+			rep.Pushed, rep.UpToDate = true, true
+			return rep, nil
 		}
 		err = g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
 		if err == nil {
 			rep.Pushed = true
 			return rep, nil
 		}
-		if !rejected(err) || attempt+1 >= o.Retries {
-			return rep, fmt.Errorf("sync: push to %s: %w", o.Remote, err)
+		if !rejected(err) {
+			return rep, g.remoteErr(ctx, "push", o.Remote, true, here(rep, true), err)
+		}
+		if attempt+1 >= o.Retries {
+			return rep, fmt.Errorf("sync: push to %s: rejected %d times (others pushed first each time); %s: %w", o.Remote, o.Retries, here(rep, true), err)
 		}
 		// Someone pushed first: integrate that too, then push again.
 	}
 }
 
-// integrate fetches and brings the remote's commits into the vault.
-func integrate(ctx context.Context, v *vault.Vault, g git, o Options, rep *Report) error {
+// fetch gets the remote branch and returns its commit: "" when the
+// remote has no such branch yet (the push creates it).
+func fetch(ctx context.Context, g git, o Options, rep *Report) (string, error) {
 	if err := g.run(ctx, nil, "fetch", "--quiet", o.Remote, o.Branch); err != nil {
 		if strings.Contains(err.Error(), "couldn't find remote ref") {
-			return nil // an empty remote: the push creates the branch
+			return "", nil
 		}
-		return fmt.Errorf("sync: fetch %s from %s (nothing changed here): %w", o.Branch, o.Remote, err)
+		return "", g.remoteErr(ctx, "fetch", o.Remote, false, here(rep, false), err)
 	}
 	theirs, err := g.out(ctx, "rev-parse", "FETCH_HEAD")
 	if err != nil {
-		return err
+		return "", err
 	}
 	rep.Fetched = theirs
+	return theirs, nil
+}
+
+// integrate brings the remote's commits (theirs, fetched) into the vault.
+func integrate(ctx context.Context, v *vault.Vault, g git, theirs string, rep *Report) error {
+	if theirs == "" {
+		return nil // an empty remote
+	}
 	ours, err := g.out(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return err
@@ -246,6 +288,17 @@ func short(h string) string {
 	return h
 }
 
+// here says what a sync that failed at the remote left in the vault.
+func here(rep *Report, pushing bool) string {
+	switch {
+	case len(rep.Incoming) > 0:
+		return "nothing was pushed; what came in is in the vault"
+	case pushing:
+		return "nothing was pushed; nothing changed here"
+	}
+	return "nothing changed here"
+}
+
 // rejected says a push failed because the remote moved.
 func rejected(err error) bool {
 	s := err.Error()
@@ -256,27 +309,52 @@ func rejected(err error) bool {
 
 // git runs the git command line in a vault.
 type git struct {
-	dir string
-	env []string
+	dir    string
+	env    []string
+	pre    []string // options before the command ("-c key=value")
+	detach bool     // in a session of its own (forRemote)
 }
 
 func gitIn(dir string) git { return git{dir: dir} }
 
 func (g git) cmd(ctx context.Context, env []string, stdin []byte, args ...string) *exec.Cmd {
-	c := exec.CommandContext(ctx, "git", append([]string{"-C", g.dir}, args...)...)
+	all := append([]string(nil), g.pre...)
+	if g.dir != "" {
+		all = append(all, "-C", g.dir)
+	}
+	c := exec.CommandContext(ctx, "git", append(all, args...)...)
 	c.Env = append(append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), g.env...), env...)
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
+	if g.detach {
+		detach(c)
+	}
 	return c
 }
+
+// gitError is a git command that failed, with what it said.
+type gitError struct {
+	cmd    string
+	err    error
+	stderr string
+}
+
+func (e *gitError) Error() string {
+	// git's advice after every remote failure says nothing the RemoteError
+	// does not say better.
+	said := strings.TrimSpace(strings.Replace(e.stderr, "\n\nPlease make sure you have the correct access rights\nand the repository exists.", "", 1))
+	return redact(fmt.Sprintf("git %s: %v: %s", e.cmd, e.err, said))
+}
+
+func (e *gitError) Unwrap() error { return e.err }
 
 func (g git) outEnv(ctx context.Context, env []string, stdin []byte, args ...string) (string, error) {
 	c := g.cmd(ctx, env, stdin, args...)
 	var out, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &out, &stderr
 	if err := c.Run(); err != nil {
-		return out.String(), fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()+" "+out.String()))
+		return out.String(), &gitError{cmd: args[0], err: err, stderr: strings.TrimSpace(stderr.String() + " " + out.String())}
 	}
 	return strings.TrimSpace(out.String()), nil
 }

@@ -77,7 +77,13 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 		}
 		fmt.Fprintln(out)
 	}
-	if rep.Pushed {
+	for _, s := range rep.Settings {
+		fmt.Fprintf(out, "settings changed by the sync (applied): %s\n", s)
+	}
+	switch {
+	case rep.UpToDate:
+		fmt.Fprintln(out, "out:  nothing to push")
+	case rep.Pushed:
 		fmt.Fprintln(out, "out:  pushed")
 	}
 }
