@@ -38,10 +38,10 @@ func (v *Vault) Doctor() []Finding {
 	for _, p := range ps.problems {
 		add("problem", "projects", "%s", p)
 	}
-	if _, err := loadAccess(v.root); err != nil {
+	if a, err := effectiveAccess(v.root); err != nil {
 		add("problem", "access", "%v (the last good access rules stay in force)", err)
 	} else {
-		add("ok", "access", "%s is readable", AccessFile)
+		add("ok", "access", "%s is readable; the owner here is %s", AccessFile, a.Owner)
 	}
 	if cfg, err := LoadConfig(v.root); err != nil {
 		add("problem", "config", "%v (semantic search is off until it is fixed)", err)
