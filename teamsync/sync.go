@@ -32,6 +32,8 @@ type Report struct {
 	Merge     string     `json:"merge,omitempty"`     // the merge commit, when histories had diverged
 	Pushed    bool       `json:"pushed"`              // the remote branch now holds this vault's HEAD
 	Conflicts []Conflict `json:"conflicts,omitempty"` // conflicts resolved (nothing lost)
+	// IDs are notes whose file repeated another note's id (see repairIDs).
+	IDs []vault.IDCopy `json:"ids,omitempty"`
 }
 
 // Conflict is one path changed both ways that could not merge line by line.
@@ -59,6 +61,9 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 		return nil, fmt.Errorf("sync: commit the edits made by hand first: %w", err)
 	}
 	rep := &Report{}
+	if err := repairIDs(v, rep); err != nil {
+		return rep, err
+	}
 	g := gitIn(v.Root())
 	for attempt := 0; ; attempt++ {
 		err := integrate(ctx, v, g, o, rep)
@@ -67,6 +72,9 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 			err = integrate(ctx, v, g, o, rep)
 		}
 		if err != nil {
+			return rep, err
+		}
+		if err := repairIDs(v, rep); err != nil {
 			return rep, err
 		}
 		err = g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)

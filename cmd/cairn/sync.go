@@ -77,6 +77,13 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 		}
 		fmt.Fprintln(out)
 	}
+	for _, c := range rep.IDs {
+		if c.Repaired {
+			fmt.Fprintf(out, "id:   %s repeated the id %s of %s; it has its own now, %s\n", c.Path, c.ID, c.Kept, c.NewID)
+		} else {
+			fmt.Fprintf(out, "id:   %s repeats the id %s of %s; left for now: %s\n", c.Path, c.ID, c.Kept, c.Left)
+		}
+	}
 	if rep.Pushed {
 		fmt.Fprintln(out, "out:  pushed")
 	}
