@@ -286,8 +286,10 @@ func (g git) remoteErr(ctx context.Context, op, remote string, push bool, here s
 // Clone clones url into dir with the transport Sync uses: TokenEnv or
 // git's credential helpers, the user's SSH keys and agent, never a prompt,
 // and the same errors. A URL holding a password is refused: git would
-// write it into the clone's .git/config.
-func Clone(ctx context.Context, url, dir string) error {
+// write it into the clone's .git/config. The remote is named origin;
+// branch "" checks out the remote's default branch. Making the clone a
+// vault on this machine is vault.Init's.
+func Clone(ctx context.Context, url, dir, branch string) error {
 	if strings.HasPrefix(url, "-") || userinfo.MatchString(url) {
 		return fmt.Errorf("clone: url %q: %s; nothing was cloned", redact(url),
 			"holds a password or starts with '-' (give a token with "+TokenEnv+" or git's credential helper instead)")
@@ -296,7 +298,14 @@ func Clone(ctx context.Context, url, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := g.run(ctx, nil, "clone", "--quiet", "--", url, dir); err != nil {
+	args := []string{"clone", "--quiet", "--origin", "origin"}
+	if branch != "" {
+		if err := g.checkBranch(ctx, branch); err != nil {
+			return fmt.Errorf("clone: %w", err)
+		}
+		args = append(args, "--branch", branch)
+	}
+	if err := g.run(ctx, nil, append(args, "--", url, dir)...); err != nil {
 		var ge *gitError
 		kind := Failed
 		if errors.As(err, &ge) {

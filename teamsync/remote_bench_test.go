@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// BenchmarkNoopSync is a sync with nothing to bring in or push, the
+// BenchmarkNoopSyncTransport is a sync with nothing to bring in or push, the
 // sample vault, through each transport on 127.0.0.1: what a background
 // sync costs when nobody wrote. Run:
 //
-//	go test ./teamsync -run '^$' -bench NoopSync -benchtime 50x
-func BenchmarkNoopSync(b *testing.B) {
+//	go test ./teamsync -run '^$' -bench NoopSyncTransport -benchtime 50x
+func BenchmarkNoopSyncTransport(b *testing.B) {
 	hermetic(b)
 	tok := randomToken(b)
 	b.Setenv(TokenEnv, tok)

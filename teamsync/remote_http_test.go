@@ -146,7 +146,7 @@ func TestHTTPRemoteWithTheTokenFromTheEnvironment(t *testing.T) {
 	gitTB(t, a.Root(), "config", "credential.helper", "!f() { echo username=alice; echo password=stale; }; f")
 	sync(t, a)
 	dirB := filepath.Join(base, "b")
-	if err := Clone(context.Background(), url, dirB); err != nil {
+	if err := Clone(context.Background(), url, dirB, ""); err != nil {
 		t.Fatal(err)
 	}
 	b := open(t, dirB)
@@ -225,7 +225,7 @@ func TestHTTPRemoteThatOnlyReadsWithoutATokenRefusesThePush(t *testing.T) {
 	sync(t, a)
 	os.Unsetenv(TokenEnv)
 	dirB := filepath.Join(base, "b")
-	if err := Clone(context.Background(), url, dirB); err != nil {
+	if err := Clone(context.Background(), url, dirB, ""); err != nil {
 		t.Fatalf("an anonymous clone: %v", err)
 	}
 	b := open(t, dirB)

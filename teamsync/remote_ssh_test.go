@@ -129,7 +129,7 @@ func TestSSHRemote(t *testing.T) {
 	a := remoteVault(t, filepath.Join(base, "a"), url)
 	sync(t, a)
 	dirB := filepath.Join(base, "b")
-	if err := Clone(context.Background(), url, dirB); err != nil {
+	if err := Clone(context.Background(), url, dirB, ""); err != nil {
 		t.Fatal(err)
 	}
 	b := open(t, dirB)

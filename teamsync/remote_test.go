@@ -204,7 +204,7 @@ func TestGitDaemonRemote(t *testing.T) {
 	a := remoteVault(t, filepath.Join(base, "a"), url)
 	sync(t, a)
 	dirB := filepath.Join(base, "b")
-	if err := Clone(context.Background(), url, dirB); err != nil {
+	if err := Clone(context.Background(), url, dirB, ""); err != nil {
 		t.Fatal(err)
 	}
 	b := open(t, dirB)
@@ -307,7 +307,7 @@ func TestCloneRefusesAPasswordInTheURL(t *testing.T) {
 	hermetic(t)
 	dir := filepath.Join(t.TempDir(), "clone")
 	for _, url := range []string{"https://alice:hunter2@127.0.0.1/team.git", "--upload-pack=touch /tmp/x"} {
-		err := Clone(context.Background(), url, dir)
+		err := Clone(context.Background(), url, dir, "")
 		if err == nil || !strings.Contains(err.Error(), "url") || strings.Contains(err.Error(), "hunter2") {
 			t.Fatalf("Clone(%q): %v", url, err)
 		}
@@ -315,7 +315,7 @@ func TestCloneRefusesAPasswordInTheURL(t *testing.T) {
 			t.Fatalf("Clone(%q) made %s", url, dir)
 		}
 	}
-	err := Clone(context.Background(), filepath.Join(t.TempDir(), "nothing-here.git"), dir)
+	err := Clone(context.Background(), filepath.Join(t.TempDir(), "nothing-here.git"), dir, "")
 	var re *RemoteError
 	if !errors.As(err, &re) || re.Kind != NotFound || !strings.Contains(err.Error(), "nothing was cloned") {
 		t.Fatalf("a clone of nothing: %v", err)

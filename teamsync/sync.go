@@ -36,6 +36,8 @@ type Report struct {
 	// Settings are the incoming commits that changed access or the
 	// server's settings, applied (settings.go): "path: hash author: subject".
 	Settings []string `json:"settings,omitempty"`
+	// IDs are notes whose file repeated another note's id (see repairIDs).
+	IDs []vault.IDCopy `json:"ids,omitempty"`
 }
 
 // Conflict is one path changed both ways that could not merge line by line.
@@ -74,6 +76,9 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if _, _, err := v.CommitStrayEdits(); err != nil {
 		return nil, fmt.Errorf("sync: commit the edits made by hand first: %w", err)
 	}
+	if err := repairIDs(v, rep); err != nil {
+		return rep, err
+	}
 	before, err := g.out(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return rep, fmt.Errorf("sync: %w", err)
@@ -90,6 +95,9 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 			err = integrate(ctx, v, g, theirs, rep)
 		}
 		if err != nil {
+			return rep, err
+		}
+		if err := repairIDs(v, rep); err != nil {
 			return rep, err
 		}
 		rep.Settings = settingsChanged(ctx, g, before, rep.Incoming)

@@ -1,8 +1,10 @@
 package vault
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -121,13 +123,78 @@ func (a *Access) Principals() []string {
 	return out
 }
 
-// ReadOwner is the owner principal of the vault at root, from its access
-// file, without opening the vault (a front end attached to the process
-// hosting it has no vault of its own).
+// ReadOwner is the owner principal of the vault at root on this machine
+// (the access file's, or the local settings' when they name one), without
+// opening the vault (a front end attached to the process hosting it has no
+// vault of its own).
 func ReadOwner(root string) (string, error) {
-	a, err := loadAccess(root)
+	a, err := effectiveAccess(root)
 	if err != nil {
 		return "", err
 	}
 	return a.Owner, nil
+}
+
+// Local is .cairn/local.yaml: this machine's settings, never committed
+// (git ignores the file). A team shares one access file, whose owner is
+// one person; each member's clone names its own owner here, so every
+// machine serves its person as the owner without a commit that would
+// collide with the other members' settings.
+type Local struct {
+	Owner string `yaml:"owner,omitempty"` // overrides the access file's owner on this machine
+}
+
+// loadLocal reads the local settings (none when the file is absent). A
+// key cairn does not know is refused rather than ignored: a misspelt
+// owner would otherwise serve the wrong principal without a word.
+func loadLocal(root string) (*Local, error) {
+	data, err := os.ReadFile(filepath.Join(root, LocalFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return &Local{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var l Local
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&l); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", LocalFile, err)
+	}
+	if l.Owner != "" {
+		if err := ValidPrincipal(l.Owner); err != nil {
+			return nil, fmt.Errorf("%s: owner: %w", LocalFile, err)
+		}
+	}
+	return &l, nil
+}
+
+// Marshal renders the local settings with a header comment for people.
+func (l *Local) Marshal() ([]byte, error) {
+	body, err := yaml.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	head := "# This machine's cairn settings: never committed (git ignores this file).\n" +
+		"# owner: the principal served as the vault owner here, instead of .cairn/access.yaml's.\n"
+	return append([]byte(head), body...), nil
+}
+
+// effectiveAccess is the access file as it applies on this machine: the
+// committed rules, with the local owner in place of the committed one.
+// Writers of the access file use loadAccess, so a local owner is never
+// committed.
+func effectiveAccess(root string) (*Access, error) {
+	a, err := loadAccess(root)
+	if err != nil {
+		return nil, err
+	}
+	l, err := loadLocal(root)
+	if err != nil {
+		return nil, err
+	}
+	if l.Owner != "" {
+		a.Owner = l.Owner
+	}
+	return a, nil
 }

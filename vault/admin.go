@@ -119,5 +119,6 @@ func (v *Vault) ProjectList() ([]*Project, []string, error) {
 	return ps.list, ps.problems, nil
 }
 
-// AccessConfig returns access.yaml as it is now.
+// AccessConfig returns access.yaml as it applies on this machine now (the
+// local owner, if .cairn/local.yaml names one, in place of the committed).
 func (v *Vault) AccessConfig() (*Access, error) { return v.accessNow() }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"sync"
 	"time"
 
@@ -28,9 +27,10 @@ type catalog struct {
 	// to it) nor make a shared title ambiguous (an H1 like it).
 	banks *wikilinks.Graph
 	// idPaths lists the paths whose file carries each id. Copying a note
-	// file copies its id; the copy that sorts first keeps it and the
-	// others are known by an id derived from their path (saved in their
-	// file at their next write), so no note ever hides another.
+	// file copies its id; the path that comes first (idOrder) keeps it and
+	// the others are known by an id derived from their path (saved in
+	// their file at their next write, sync or doctor --fix: ids.go), so no
+	// note ever hides another.
 	idPaths map[string]map[string]bool
 	dirty   bool
 	// changed are the paths put or removed since the search index last
@@ -209,19 +209,15 @@ func addPath(m map[string]map[string]bool, id, p string) {
 }
 
 // reassign gives every path whose file carries fileID its effective id:
-// the first path in order keeps it, the others get their derived id. The
-// graph follows. always is a path to (re)index even when its id stays.
+// the first path in idOrder keeps it, the others get their derived id.
+// The graph follows. always is a path to (re)index even when its id stays.
 func (c *catalog) reassign(fileID, always string) {
-	paths := make([]string, 0, len(c.idPaths[fileID]))
-	for p := range c.idPaths[fileID] {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := idOrder(c.idPaths[fileID])
 	for i, p := range paths {
 		e := c.entries[p]
 		want := fileID
 		if i > 0 {
-			want = DerivedID(p)
+			want = copyID(fileID, p)
 		}
 		switch {
 		case e.ID != want:

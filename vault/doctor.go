@@ -38,10 +38,10 @@ func (v *Vault) Doctor() []Finding {
 	for _, p := range ps.problems {
 		add("problem", "projects", "%s", p)
 	}
-	if _, err := loadAccess(v.root); err != nil {
+	if a, err := effectiveAccess(v.root); err != nil {
 		add("problem", "access", "%v (the last good access rules stay in force)", err)
 	} else {
-		add("ok", "access", "%s is readable", AccessFile)
+		add("ok", "access", "%s is readable; the owner here is %s", AccessFile, a.Owner)
 	}
 	if cfg, err := LoadConfig(v.root); err != nil {
 		add("problem", "config", "%v (semantic search is off until it is fixed)", err)
@@ -57,19 +57,9 @@ func (v *Vault) Doctor() []Finding {
 	if fi, err := os.Stat(filepath.Join(v.root, TokensFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", TokensFile, fi.Mode().Perm())
 	}
-	var broken, clashes []string
+	var broken []string
 	notes := 0
 	v.catMu.Lock()
-	for fileID, paths := range v.cat.idPaths {
-		if len(paths) > 1 {
-			var ps []string
-			for p := range paths {
-				ps = append(ps, p)
-			}
-			sort.Strings(ps)
-			clashes = append(clashes, fmt.Sprintf("%s: %s", fileID, strings.Join(ps, ", ")))
-		}
-	}
 	paths := make([]string, 0, len(v.cat.entries))
 	for p := range v.cat.entries {
 		paths = append(paths, p)
@@ -91,9 +81,8 @@ func (v *Vault) Doctor() []Finding {
 	for _, b := range broken {
 		add("warning", "frontmatter", "%s (read as it is; writes refused until fixed)", b)
 	}
-	sort.Strings(clashes)
-	for _, c := range clashes {
-		add("warning", "ids", "several files carry the id %s; the first keeps it, the others get their own at their next change", c)
+	for _, c := range v.DuplicateIDs() {
+		add("warning", "ids", "%s repeats the id %s of %s, which keeps it; it is known by %s, which cairn sync or doctor --fix writes into its file", c.Path, c.ID, c.Kept, c.NewID)
 	}
 	unresolved, ambiguous := 0, 0
 	for _, e := range v.cat.graph.Unresolved() {

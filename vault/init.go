@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
@@ -15,16 +16,26 @@ import (
 
 // InitOptions for Init.
 type InitOptions struct {
-	Owner string // the owner principal; "" keeps an existing access file's, else "owner"
+	// Owner is the owner principal. For a new or adopted repository it is
+	// committed in the access file ("" keeps an existing access file's,
+	// else "owner"); for a clone of a vault it is this machine's, kept in
+	// .cairn/local.yaml ("" keeps the committed one, or the local file's).
+	Owner string
 	From  string // a folder to copy notes from (a template such as sample-vault/)
 }
 
 // InitResult says what Init did.
 type InitResult struct {
 	Adopted bool   // an existing git repository was adopted
+	Joined  bool   // it was a vault already (a clone): only this machine was set up, nothing committed
 	Commit  string // the commit Init made ("" if there was nothing to commit)
 	Notes   int    // notes in the vault
-	Owner   string // the owner principal
+	Owner   string // the owner principal (on this machine)
+	// Ignored are the ignore lines Init added: to .gitignore (committed)
+	// for a new or adopted repository, to .git/info/exclude (this clone
+	// only) when it joined a vault.
+	Ignored []string
+	Advice  []string // what a person may want to do next, said by cairn init
 }
 
 const defaultConfig = `# cairn vault settings (committed with the vault). See docs/vault-format.md.
@@ -32,9 +43,17 @@ format: 1
 language: en
 `
 
+// obsidianDeviceFiles are the files Obsidian rewrites on every device as
+// its window changes (open panes, the last file open): shared through git
+// they would change on every sync and collide between devices, and they
+// say nothing about the notes.
+var obsidianDeviceFiles = []string{".obsidian/workspace.json", ".obsidian/workspace-mobile.json"}
+
 // Init makes dir a cairn vault in one commit: a new git repository (from a
 // template folder, or empty), or an existing repository adopted without
-// touching its notes (only .cairn/ and .gitignore lines are added).
+// touching its notes (only .cairn/ and .gitignore lines are added). A
+// repository that is a vault already (a clone of a team's vault) is set up
+// for this machine instead, without a commit (join).
 func Init(dir string, o InitOptions) (*InitResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -52,15 +71,10 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 			return nil, fmt.Errorf("copy %s: %w", o.From, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(abs, AccessFile)); err == nil && res.Adopted {
-		if _, err := os.Stat(filepath.Join(abs, ConfigFile)); err == nil {
-			return nil, fmt.Errorf("%s is already a cairn vault", dir)
-		}
+	if res.Adopted && isVault(abs) {
+		return join(abs, o)
 	}
-	if err := os.MkdirAll(filepath.Join(abs, CacheDir), 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(abs, ".cairn", "secrets"), 0o700); err != nil {
+	if err := makeLocalDirs(abs); err != nil {
 		return nil, err
 	}
 	var touched []string
@@ -88,7 +102,7 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 		return nil, err
 	}
 	touched = append(touched, AccessFile)
-	if err := ensureGitignore(abs); err != nil {
+	if res.Ignored, err = ensureGitignore(abs); err != nil {
 		return nil, err
 	}
 	touched = append(touched, ".gitignore")
@@ -129,14 +143,176 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	res.Commit, res.Owner = h, a.Owner
 	if res.Adopted {
 		paths, _ := store.Paths()
-		res.Notes = 0
-		for _, p := range paths {
-			if isNotePath(p) {
-				res.Notes++
-			}
-		}
+		res.Notes = countNotes(paths)
+		res.Advice = trackedDeviceFiles(paths)
 	}
 	return res, store.Close()
+}
+
+// isVault says whether the repository at root holds a vault's committed
+// settings already: a clone of a team's vault, or a vault set up before.
+func isVault(root string) bool {
+	for _, f := range []string{AccessFile, ConfigFile} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// join sets a clone of a vault up on this machine: the folders git does
+// not carry (.cairn/cache, .cairn/secrets), this machine's owner in
+// .cairn/local.yaml, and the ignore lines the shared .gitignore lacks in
+// .git/info/exclude. Nothing is committed: each member's setup stays on
+// their machine, so two members' settings never collide in the shared
+// files. Running it again changes nothing but what it is asked to.
+func join(abs string, o InitOptions) (*InitResult, error) {
+	// Everything that can be refused is checked before anything changes.
+	if o.Owner != "" {
+		if err := ValidPrincipal(o.Owner); err != nil {
+			return nil, fmt.Errorf("owner: %w", err)
+		}
+	}
+	if _, err := loadAccess(abs); err != nil {
+		return nil, fmt.Errorf("set up %s: %w", abs, err)
+	}
+	if _, err := loadLocal(abs); err != nil && o.Owner == "" {
+		return nil, fmt.Errorf("set up %s: %w (--owner writes a new one)", abs, err)
+	}
+	if err := makeLocalDirs(abs); err != nil {
+		return nil, err
+	}
+	if o.Owner != "" {
+		data, err := (&Local{Owner: o.Owner}).Marshal()
+		if err != nil {
+			return nil, err
+		}
+		if err := gitstore.WriteFileAtomic(filepath.Join(abs, LocalFile), data, 0o644); err != nil {
+			return nil, fmt.Errorf("write %s: %w", LocalFile, err)
+		}
+	}
+	res := &InitResult{Adopted: true, Joined: true}
+	var err error
+	if res.Ignored, err = excludeLocally(abs, ignoreLines(abs)); err != nil {
+		return nil, err
+	}
+	a, err := effectiveAccess(abs)
+	if err != nil {
+		return nil, err
+	}
+	res.Owner = a.Owner
+	// Opening the store builds the version map now, saved where the
+	// vault keeps it, so the first serve starts warm.
+	store, err := gitstore.Open(abs, gitstore.Options{
+		CacheFile: filepath.Join(abs, CacheDir, "versions.json"),
+		LockFile:  filepath.Join(abs, CacheDir, "write.lock"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	paths, err := store.Paths()
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	res.Notes = countNotes(paths)
+	res.Advice = trackedDeviceFiles(paths)
+	return res, store.Close()
+}
+
+// makeLocalDirs makes the folders git does not carry; secrets readable by
+// this user only.
+func makeLocalDirs(abs string) error {
+	if err := os.MkdirAll(filepath.Join(abs, CacheDir), 0o755); err != nil {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(abs, ".cairn", "secrets"), 0o700)
+}
+
+func countNotes(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if isNotePath(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// trackedDeviceFiles advises untracking Obsidian's per-device files a
+// repository already commits. cairn does not untrack them itself: the
+// commit removing them would delete them on every member's disk at their
+// next sync, which is a team's decision.
+func trackedDeviceFiles(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if slices.Contains(obsidianDeviceFiles, p) {
+			out = append(out, fmt.Sprintf("%s is committed, so every device's window layout changes it and it collides at each sync: "+
+				"to stop sharing it, one member runs `git rm --cached %s` and commits (it is ignored from then on)", p, p))
+		}
+	}
+	return out
+}
+
+// ignoreLines are the lines a vault's repository ignores: cairn's local
+// files, and Obsidian's per-device files when the folder is an Obsidian
+// vault (it has .obsidian/).
+func ignoreLines(root string) []string {
+	lines := slices.Clone(gitignoreLines)
+	if fi, err := os.Stat(filepath.Join(root, ".obsidian")); err == nil && fi.IsDir() {
+		lines = append(lines, obsidianDeviceFiles...)
+	}
+	return lines
+}
+
+// excludeLocally adds to .git/info/exclude (which git reads and never
+// shares) each of lines that neither it nor .gitignore has, and returns
+// those it added.
+func excludeLocally(root string, lines []string) ([]string, error) {
+	have := linesOf(filepath.Join(root, ".gitignore"))
+	path := filepath.Join(root, ".git", "info", "exclude")
+	for l := range linesOf(path) {
+		have[l] = true
+	}
+	data, _ := os.ReadFile(path)
+	out, added := appendLines(string(data), lines, have)
+	if len(added) == 0 {
+		return nil, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	if err := gitstore.WriteFileAtomic(path, []byte(out), 0o644); err != nil {
+		return nil, fmt.Errorf("write .git/info/exclude: %w", err)
+	}
+	return added, nil
+}
+
+// linesOf is the set of a file's trimmed lines (empty when it is absent).
+func linesOf(path string) map[string]bool {
+	data, _ := os.ReadFile(path)
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	return have
+}
+
+// appendLines appends to text each line have lacks, and says which.
+func appendLines(text string, lines []string, have map[string]bool) (string, []string) {
+	var added []string
+	for _, l := range lines {
+		if have[l] {
+			continue
+		}
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += l + "\n"
+		have[l] = true
+		added = append(added, l)
+	}
+	return text, added
 }
 
 // ValidPrincipal checks a principal id: a lower-case word usable in paths.
@@ -150,23 +326,14 @@ func ValidPrincipal(p string) error {
 	return nil
 }
 
-func ensureGitignore(root string) error {
+// ensureGitignore adds the vault's ignore lines (ignoreLines) that
+// .gitignore lacks, and returns those it added. A new or adopted vault
+// commits them, so every clone ignores the same files.
+func ensureGitignore(root string) ([]string, error) {
 	path := filepath.Join(root, ".gitignore")
 	data, _ := os.ReadFile(path)
-	have := map[string]bool{}
-	for _, l := range strings.Split(string(data), "\n") {
-		have[strings.TrimSpace(l)] = true
-	}
-	out := string(data)
-	for _, l := range gitignoreLines {
-		if !have[l] {
-			if out != "" && !strings.HasSuffix(out, "\n") {
-				out += "\n"
-			}
-			out += l + "\n"
-		}
-	}
-	return os.WriteFile(path, []byte(out), 0o644)
+	out, added := appendLines(string(data), ignoreLines(root), linesOf(path))
+	return added, os.WriteFile(path, []byte(out), 0o644)
 }
 
 // trackedFiles lists what a new vault's first commit holds: every file

@@ -10,6 +10,7 @@ const (
 	CairnDir      = ".cairn"
 	ConfigFile    = ".cairn/config.yaml"
 	AccessFile    = ".cairn/access.yaml"
+	LocalFile     = ".cairn/local.yaml" // this machine's settings, never committed (Local)
 	TokensFile    = ".cairn/secrets/tokens.json"
 	CacheDir      = ".cairn/cache"
 	TrashDir      = ".trash"
@@ -22,8 +23,9 @@ const (
 	MaxNoteBytes = 1 << 20
 )
 
-// gitignoreLines keep derived state and secrets out of git.
-var gitignoreLines = []string{".cairn/cache/", ".cairn/secrets/"}
+// gitignoreLines keep derived state, secrets and this machine's settings
+// out of git.
+var gitignoreLines = []string{".cairn/cache/", ".cairn/secrets/", LocalFile}
 
 // classOf derives a note's class from its path.
 func classOf(p string) string {

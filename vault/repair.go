@@ -51,8 +51,9 @@ func (v *Vault) leftoverFindings() []Finding {
 // Repair fixes what is safe to fix without a person: it recovers a commit
 // a crashed process left, removes the git locks and temporary files known
 // to be abandoned (Leftovers says how that is known), and commits notes
-// changed on disk and quiet, as the person's. It returns one line per
-// thing it did.
+// changed on disk and quiet, as the person's, and gives notes whose file
+// repeats another's id an id of their own. It returns one line per thing
+// it did.
 func (v *Vault) Repair() ([]string, error) {
 	var did []string
 	removed, rep, err := v.store.RepairLeftovers()
@@ -75,6 +76,15 @@ func (v *Vault) Repair() ([]string, error) {
 	}
 	if len(settling) > 0 {
 		did = append(did, fmt.Sprintf("left %d note(s) saved in the last %s for later: %s", len(settling), v.quiet, abbreviate(settling, 5)))
+	}
+	if err != nil {
+		return did, err
+	}
+	copies, err := v.RepairDuplicateIDs("cairn doctor", nil)
+	for _, c := range copies {
+		if c.Repaired {
+			did = append(did, fmt.Sprintf("gave %s an id of its own, %s (it repeated the id %s of %s)", c.Path, c.NewID, c.ID, c.Kept))
+		}
 	}
 	return did, err
 }

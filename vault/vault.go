@@ -54,7 +54,7 @@ type Vault struct {
 
 	mu          sync.Mutex // guards the fields below
 	access      *Access
-	accessStamp fileStamp
+	accessStamp [2]fileStamp // access.yaml's and local.yaml's when read
 	projects    *projectSet
 	scannedAt   time.Time
 	knownHead   string // the HEAD the catalog and projects reflect
@@ -245,17 +245,17 @@ func stampOf(path string) fileStamp {
 	return fileStamp{fi.Size(), fi.ModTime()}
 }
 
-// accessNow returns access.yaml, re-read when the file changed, so a grant
-// or revoke takes effect without a restart.
+// accessNow returns access.yaml as it applies here (effectiveAccess),
+// re-read when it or the local settings changed, so a grant or revoke
+// takes effect without a restart.
 func (v *Vault) accessNow() (*Access, error) {
-	path := filepath.Join(v.root, AccessFile)
-	st := stampOf(path)
+	st := [2]fileStamp{stampOf(filepath.Join(v.root, AccessFile)), stampOf(filepath.Join(v.root, LocalFile))}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.access != nil && st == v.accessStamp {
 		return v.access, nil
 	}
-	a, err := loadAccess(v.root)
+	a, err := effectiveAccess(v.root)
 	if err != nil {
 		if v.access != nil {
 			return v.access, nil // keep the last good one; doctor reports the problem

@@ -138,7 +138,15 @@ func TestInitAdoptsAnExistingRepositoryWithoutTouchingNotes(t *testing.T) {
 	if changed != ".cairn/access.yaml\n.cairn/config.yaml\n.gitignore" {
 		t.Fatalf("adoption touched: %q", changed)
 	}
-	run(t, false, "init", dir) // already a vault
+	// Again: it is a vault now, so init only sets this machine up.
+	head := git(t, dir, "rev-parse", "HEAD")
+	if out, _ := run(t, true, "init", dir); !strings.Contains(out, "Set up this clone of a vault") {
+		t.Fatalf("init on a vault: %s", out)
+	}
+	if git(t, dir, "rev-parse", "HEAD") != head || git(t, dir, "status", "--porcelain") != "" {
+		t.Fatal("init on a vault committed or left files")
+	}
+	run(t, false, "init", "--from", "../../sample-vault", dir)
 }
 
 func TestTrashTranscript(t *testing.T) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/spf13/cobra"
@@ -11,22 +13,69 @@ func initCmd() *cobra.Command {
 	var o vault.InitOptions
 	c := &cobra.Command{
 		Use:   "init [--from TEMPLATE] [--owner PRINCIPAL] DIR",
-		Short: "Make DIR a vault: new (empty or from a template) or an existing git repository adopted",
-		Args:  cobra.ExactArgs(1),
+		Short: "Make DIR a vault: new (empty or from a template), an existing git repository adopted, or a clone of a vault set up on this machine",
+		Long: `Make DIR a vault, in one commit: a new git repository (empty, or a copy
+of --from), or an existing git repository adopted without touching its
+notes. A folder Obsidian uses (.obsidian/) gets Obsidian's per-device files
+(.obsidian/workspace.json, workspace-mobile.json) in its .gitignore.
+
+On a repository that is a vault already (a clone of a team's vault, or cairn
+clone's), init sets this machine up and commits nothing: .cairn/cache and
+.cairn/secrets, --owner as this machine's owner in .cairn/local.yaml (never
+committed), and the ignore lines the shared .gitignore lacks in
+.git/info/exclude.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := vault.Init(args[0], o)
 			if err != nil {
 				return err
 			}
-			what := "Initialised a new vault"
-			if res.Adopted {
-				what = "Adopted the git repository as a vault"
+			out := cmd.OutOrStdout()
+			switch {
+			case res.Joined:
+				fmt.Fprintf(out, "Set up this clone of a vault in %s (%d notes).\n", args[0], res.Notes)
+			case res.Adopted:
+				fmt.Fprintf(out, "Adopted the git repository as a vault in %s (%d notes, commit %.12s).\n", args[0], res.Notes, res.Commit)
+			default:
+				fmt.Fprintf(out, "Initialised a new vault in %s (%d notes, commit %.12s).\n", args[0], res.Notes, res.Commit)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s in %s (%d notes, commit %.12s).\nNext: cairn serve --vault %s\n", what, args[0], res.Notes, res.Commit, args[0])
+			printSetup(out, args[0], res)
+			fmt.Fprintf(out, "Next: cairn serve --vault %s\n", args[0])
 			return nil
 		},
 	}
 	c.Flags().StringVar(&o.From, "from", "", "copy the notes of this folder (e.g. sample-vault) into the new vault")
-	c.Flags().StringVar(&o.Owner, "owner", "", "the owner principal, who may do everything (default: owner)")
+	c.Flags().StringVar(&o.Owner, "owner", "", "the owner principal, who may do everything (default: owner); on a clone of a vault, this machine's owner, kept in .cairn/local.yaml")
 	return c
+}
+
+// printSetup says what cairn init or clone set up on this machine.
+func printSetup(out io.Writer, dir string, res *vault.InitResult) {
+	if res.Joined {
+		fmt.Fprintf(out, "This machine: .cairn/cache and .cairn/secrets are local; the owner here is %s (kept in %s, never committed; cairn init --owner NAME %s changes it). Nothing was committed.\n",
+			res.Owner, vault.LocalFile, dir)
+		if len(res.Ignored) > 0 {
+			fmt.Fprintf(out, "Ignored on this machine only (.git/info/exclude; the shared .gitignore lacks them): %s\n", strings.Join(res.Ignored, ", "))
+		}
+	} else {
+		for _, l := range res.Ignored {
+			if strings.HasPrefix(l, ".obsidian/") {
+				fmt.Fprintf(out, "This is an Obsidian vault: its per-device files are ignored in .gitignore (%s).\n", strings.Join(obsidianLines(res.Ignored), ", "))
+				break
+			}
+		}
+	}
+	for _, a := range res.Advice {
+		fmt.Fprintf(out, "Advice: %s\n", a)
+	}
+}
+
+func obsidianLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, ".obsidian/") {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -80,6 +80,13 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 	for _, s := range rep.Settings {
 		fmt.Fprintf(out, "settings changed by the sync (applied): %s\n", s)
 	}
+	for _, c := range rep.IDs {
+		if c.Repaired {
+			fmt.Fprintf(out, "id:   %s repeated the id %s of %s; it has its own now, %s\n", c.Path, c.ID, c.Kept, c.NewID)
+		} else {
+			fmt.Fprintf(out, "id:   %s repeats the id %s of %s; left for now: %s\n", c.Path, c.ID, c.Kept, c.Left)
+		}
+	}
 	switch {
 	case rep.UpToDate:
 		fmt.Fprintln(out, "out:  nothing to push")

@@ -1,0 +1,195 @@
+package vault
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// teamClone makes alice's vault from the sample and bob's clone of it,
+// made with git (not set up yet).
+func teamClone(t *testing.T) (alice, bob string) {
+	t.Helper()
+	base := t.TempDir()
+	alice, bob = filepath.Join(base, "alice"), filepath.Join(base, "bob")
+	if _, err := Init(alice, InitOptions{From: "../sample-vault", Owner: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	gitOut(t, base, "clone", "-q", alice, bob)
+	return alice, bob
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func TestInitOnACloneSetsUpThisMachineAndCommitsNothing(t *testing.T) {
+	alice, bob := teamClone(t)
+	head := gitOut(t, bob, "rev-parse", "HEAD")
+	access := gitOut(t, bob, "show", "HEAD:"+AccessFile)
+
+	// A bad owner is refused before anything changes.
+	if _, err := Init(bob, InitOptions{Owner: "Bob Smith"}); err == nil || !strings.Contains(err.Error(), "owner") {
+		t.Fatalf("bad owner: %v", err)
+	}
+	if exists(filepath.Join(bob, CacheDir)) || exists(filepath.Join(bob, LocalFile)) {
+		t.Fatal("a refused init changed the clone")
+	}
+
+	res, err := Init(bob, InitOptions{Owner: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Joined || res.Commit != "" || res.Owner != "bob" || res.Notes != 62 {
+		t.Fatalf("init on a clone: %+v", res)
+	}
+	unchanged(t, bob, head) // nothing committed, and every local file ignored
+	if fi, err := os.Stat(filepath.Join(bob, ".cairn", "secrets")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("secrets folder: %v %v", fi, err)
+	}
+	gitOut(t, bob, "check-ignore", "-q", LocalFile)
+	if gitOut(t, bob, "show", "HEAD:"+AccessFile) != access {
+		t.Fatal("the committed access file changed")
+	}
+	if o, _ := ReadOwner(bob); o != "bob" {
+		t.Fatalf("ReadOwner(bob's clone) = %q", o)
+	}
+	if o, _ := ReadOwner(alice); o != "alice" {
+		t.Fatalf("ReadOwner(alice's vault) = %q", o)
+	}
+
+	v, err := Open(bob, Options{Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.Owner() != "bob" {
+		t.Fatalf("owner on bob's machine: %q", v.Owner())
+	}
+	bobC := Caller{Principal: "bob", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+	aliceC := Caller{Principal: "alice", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+	if _, err := v.CreateNote(bobC, CreateArgs{Project: "acme/platform", Body: "# Bob was here"}); err != nil {
+		t.Fatalf("the local owner may not write: %v", err)
+	}
+	if _, err := v.CreateNote(aliceC, CreateArgs{Project: "acme/platform", Body: "# Alice was here"}); err == nil {
+		t.Fatal("the committed owner is still the owner on bob's machine")
+	}
+	// The owner here grants; the committed owner stays in the file.
+	if err := v.Grant(Caller{Principal: "bob", Actor: "human", Tool: "test"}, "carol", "acme", RoleRead); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitOut(t, bob, "show", "HEAD:"+AccessFile); !strings.Contains(got, "owner: alice") || !strings.Contains(got, "carol") || strings.Contains(got, "bob") {
+		t.Fatalf("committed access file after bob's grant:\n%s", got)
+	}
+	cleanAndSound(t, bob)
+
+	// Again, without --owner: the local owner stays, nothing changes.
+	head = gitOut(t, bob, "rev-parse", "HEAD")
+	if res, err := Init(bob, InitOptions{}); err != nil || !res.Joined || res.Owner != "bob" {
+		t.Fatalf("init again: %+v %v", res, err)
+	}
+	unchanged(t, bob, head)
+	if _, err := Init(bob, InitOptions{From: "../sample-vault"}); err == nil {
+		t.Fatal("--from on a vault is accepted")
+	}
+}
+
+func TestABrokenLocalFileIsNamed(t *testing.T) {
+	_, bob := teamClone(t)
+	if _, err := Init(bob, InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"ownr: bob\n", "owner: Bob Smith\n", "owner: [bob\n"} {
+		os.WriteFile(filepath.Join(bob, LocalFile), []byte(bad), 0o644)
+		if _, err := Open(bob, Options{}); err == nil || !strings.Contains(err.Error(), LocalFile) {
+			t.Fatalf("open with %q: %v", bad, err)
+		}
+		if _, err := Init(bob, InitOptions{}); err == nil || !strings.Contains(err.Error(), LocalFile) {
+			t.Fatalf("init with %q: %v", bad, err)
+		}
+	}
+	// --owner writes a sound one in its place.
+	if res, err := Init(bob, InitOptions{Owner: "bob"}); err != nil || res.Owner != "bob" {
+		t.Fatalf("init --owner over a broken file: %+v %v", res, err)
+	}
+	v, err := Open(bob, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+}
+
+// A vault made before .cairn/local.yaml existed has a .gitignore without
+// it: joining ignores it on this machine (.git/info/exclude), committing
+// nothing.
+func TestJoiningAnOlderVaultIgnoresLocalFilesWithoutACommit(t *testing.T) {
+	alice, bob := teamClone(t)
+	os.WriteFile(filepath.Join(alice, ".gitignore"), []byte(".cairn/cache/\n.cairn/secrets/\n"), 0o644)
+	gitOut(t, alice, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qam", "an older .gitignore")
+	gitOut(t, bob, "pull", "-q")
+	head := gitOut(t, bob, "rev-parse", "HEAD")
+	res, err := Init(bob, InitOptions{Owner: "bob"})
+	if err != nil || len(res.Ignored) != 1 || res.Ignored[0] != LocalFile {
+		t.Fatalf("join: %+v %v", res, err)
+	}
+	unchanged(t, bob, head)
+	if !strings.Contains(readFile(t, filepath.Join(bob, ".git", "info", "exclude")), LocalFile) {
+		t.Fatal("local.yaml not excluded")
+	}
+}
+
+func TestInitIgnoresObsidianDeviceFiles(t *testing.T) {
+	// A new repository: ignored in .gitignore, never committed.
+	dir := filepath.Join(t.TempDir(), "obs")
+	os.MkdirAll(filepath.Join(dir, ".obsidian"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".obsidian", "workspace.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".obsidian", "app.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "Note.md"), []byte("# Note\n"), 0o644)
+	res, err := Init(dir, InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gi := readFile(t, filepath.Join(dir, ".gitignore"))
+	for _, l := range obsidianDeviceFiles {
+		if !strings.Contains(gi, l+"\n") || !strings.Contains(strings.Join(res.Ignored, " "), l) {
+			t.Fatalf("%s not ignored: %q %q", l, gi, res.Ignored)
+		}
+	}
+	files := gitOut(t, dir, "ls-files")
+	if strings.Contains(files, "workspace.json") || !strings.Contains(files, ".obsidian/app.json") {
+		t.Fatalf("committed:\n%s", files)
+	}
+	cleanAndSound(t, dir)
+
+	// A repository that commits workspace.json: ignored from now on, and
+	// the advice to untrack it (cairn does not: that deletes it on every
+	// member's disk).
+	repo := t.TempDir()
+	gitOut(t, repo, "init", "-q", "-b", "main")
+	os.MkdirAll(filepath.Join(repo, ".obsidian"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".obsidian", "workspace.json"), []byte("{}"), 0o644)
+	gitOut(t, repo, "add", "-A")
+	gitOut(t, repo, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "obsidian")
+	res, err = Init(repo, InitOptions{})
+	if err != nil || len(res.Advice) != 1 || !strings.Contains(res.Advice[0], "git rm --cached .obsidian/workspace.json") {
+		t.Fatalf("adopt: %+v %v", res, err)
+	}
+	if !strings.Contains(gitOut(t, repo, "show", "HEAD:.gitignore"), ".obsidian/workspace-mobile.json") {
+		t.Fatal("the adopted .gitignore does not ignore Obsidian's device files")
+	}
+	if !strings.Contains(gitOut(t, repo, "ls-files"), ".obsidian/workspace.json") {
+		t.Fatal("cairn untracked workspace.json itself")
+	}
+}
+
+func TestAMissingOrEmptyLocalFileNamesNoOwner(t *testing.T) {
+	l, err := loadLocal(t.TempDir())
+	if err != nil || l.Owner != "" {
+		t.Fatalf("%+v %v", l, err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".cairn"), 0o755)
+	os.WriteFile(filepath.Join(dir, LocalFile), nil, 0o644)
+	if l, err := loadLocal(dir); err != nil || l.Owner != "" {
+		t.Fatalf("empty file: %+v %v", l, err)
+	}
+}
