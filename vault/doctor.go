@@ -43,8 +43,14 @@ func (v *Vault) Doctor() []Finding {
 	} else {
 		add("ok", "access", "%s is readable", AccessFile)
 	}
-	if cfg, err := LoadConfig(v.root); err != nil {
-		add("problem", "config", "%v (semantic search is off until it is fixed)", err)
+	cfg, cfgErr := LoadConfig(v.root)
+	if cfgErr == nil {
+		if _, err := cfg.Sync.Settings(); err != nil {
+			add("problem", "sync", "%v (background sync is off until it is fixed)", err)
+		}
+	}
+	if cfgErr != nil {
+		add("problem", "config", "%v (semantic search and background sync are off until it is fixed)", cfgErr)
 	} else if _, err := search.NewEmbedder(cfg.Embedder); err != nil {
 		add("problem", "embedder", "%v (semantic search is off until it is fixed)", err)
 	} else {
