@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -132,14 +134,12 @@ func (s *syncer) syncOnce(ctx context.Context) {
 	}
 	now := time.Now()
 	s.clock.done(now, head, err == nil)
-	if rep != nil {
-		for _, c := range rep.Conflicts {
-			msg := fmt.Sprintf("sync conflict: %s: %s", c.Path, c.Why)
-			if c.Copy != "" {
-				msg += "; the other version is kept in " + c.Copy
-			}
-			s.report(errors.New(msg))
+	for _, c := range landedConflicts(s.v.Root(), rep, err == nil) {
+		msg := fmt.Sprintf("sync conflict: %s: %s", c.Path, c.Why)
+		if c.Copy != "" {
+			msg += "; the other version is kept in " + c.Copy
 		}
+		s.report(errors.New(msg))
 	}
 	switch {
 	case err != nil:
@@ -201,4 +201,37 @@ func (c *syncClock) done(now time.Time, head string, ok bool) {
 		c.synced = head
 		c.observe(head, now)
 	}
+}
+
+// landedConflicts are the conflicts of rep that are in the vault, each
+// path once: a merge made again (a write landed meanwhile) lists its
+// conflicts again, the last time being the one that landed; a sync that
+// failed may have landed its merge (the push failed) or not (the copy is
+// not there).
+func landedConflicts(root string, rep *teamsync.Report, ok bool) []teamsync.Conflict {
+	if rep == nil {
+		return nil
+	}
+	last := map[string]int{}
+	var order []string
+	for i, c := range rep.Conflicts {
+		if _, seen := last[c.Path]; !seen {
+			order = append(order, c.Path)
+		}
+		last[c.Path] = i
+	}
+	var out []teamsync.Conflict
+	for _, p := range order {
+		c := rep.Conflicts[last[p]]
+		if c.Copy == "" && !ok {
+			continue
+		}
+		if c.Copy != "" {
+			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(c.Copy))); err != nil {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }

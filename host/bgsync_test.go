@@ -209,3 +209,22 @@ func TestABadSyncSectionTurnsBackgroundSyncOffOnly(t *testing.T) {
 		t.Fatalf("the node said:\n%s", s)
 	}
 }
+
+// What a sync's report says is said once per path, as it landed.
+func TestOnlyLandedConflictsAreSaid(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "N (conflict 2).md"), []byte("x"), 0o644)
+	rep := &teamsync.Report{Conflicts: []teamsync.Conflict{
+		{Path: "N.md", Copy: "N (conflict 1).md", Why: "first merge, made again"},
+		{Path: "Gone.md", Why: "deleted on one side"},
+		{Path: "N.md", Copy: "N (conflict 2).md", Why: "the merge that landed"},
+		{Path: "M.md", Copy: "M (conflict 2).md", Why: "not landed"},
+	}}
+	got := fmt.Sprint(landedConflicts(root, rep, true))
+	if got != "[{N.md N (conflict 2).md the merge that landed} {Gone.md  deleted on one side}]" {
+		t.Fatalf("a sync that succeeded: %s", got)
+	}
+	if got := fmt.Sprint(landedConflicts(root, rep, false)); got != "[{N.md N (conflict 2).md the merge that landed}]" {
+		t.Fatalf("a sync that failed: %s", got)
+	}
+}

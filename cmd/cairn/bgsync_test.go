@@ -151,6 +151,10 @@ func TestTwoServersSyncThroughOneRemoteWhileAgentsWrite(t *testing.T) {
 		if out := tm.doctor(i); !strings.Contains(out, copyPath+" is the other version of "+cdn) {
 			tm.fatalf(false, "side %d: cairn doctor does not name %s and %s:\n%s", i, copyPath, cdn, out)
 		}
+		said := "sync conflict: " + cdn + ": "
+		if !strings.Contains(tm.nodes[0].stderr.String()+tm.nodes[1].stderr.String(), said) {
+			tm.fatalf(false, "neither server said %q on stderr", said)
+		}
 	}
 
 	// Agents write on both sides at once.
