@@ -118,43 +118,8 @@ func TestTwoServersSyncThroughOneRemoteWhileAgentsWrite(t *testing.T) {
 	tm.serveBoth("--sync-every", "1s")
 	tm.settle("after the conflicting edits")
 	tm.sound()
-	for i, n := range tm.nodes {
-		var act struct {
-			Activity []struct{ Path, Change, ConflictCopy string }
-		}
-		tm.mustCall(n, "recent_activity", map[string]any{"limit": 50}).decode(t, &act)
-		copyPath := ""
-		for _, a := range act.Activity {
-			if a.Path == cdn && a.Change == "conflict" {
-				copyPath = a.ConflictCopy
-			}
-		}
-		if copyPath == "" || !strings.Contains(git(t, tm.dirs[i], "ls-files"), copyPath) {
-			tm.fatalf(false, "side %d: no conflict entry naming a copy of %s in recent_activity: %+v", i, cdn, act.Activity)
-		}
-		var s struct {
-			Project struct {
-				Delta struct {
-					FirstVisit bool
-					Changes    []struct{ Path, Change, ConflictCopy string }
-				}
-			}
-		}
-		tm.mustCall(n, "start_session", map[string]any{"project": "acme/platform"}).decode(t, &s)
-		inDelta := false
-		for _, c := range s.Project.Delta.Changes {
-			inDelta = inDelta || (c.Path == cdn && c.Change == "conflict" && c.ConflictCopy == copyPath)
-		}
-		if s.Project.Delta.FirstVisit || !inDelta {
-			tm.fatalf(false, "side %d: the next start_session delta does not tell of the conflict: %+v", i, s.Project.Delta)
-		}
-		if out := tm.doctor(i); !strings.Contains(out, copyPath+" is the other version of "+cdn) {
-			tm.fatalf(false, "side %d: cairn doctor does not name %s and %s:\n%s", i, copyPath, cdn, out)
-		}
-		said := "sync conflict: " + cdn + ": "
-		if !strings.Contains(tm.nodes[0].stderr.String()+tm.nodes[1].stderr.String(), said) {
-			tm.fatalf(false, "neither server said %q on stderr", said)
-		}
+	for i := range tm.nodes {
+		tm.conflictVisible(i, cdn)
 	}
 
 	// Agents write on both sides at once.
@@ -177,11 +142,75 @@ func TestTwoServersSyncThroughOneRemoteWhileAgentsWrite(t *testing.T) {
 	}
 	tm.settle("after the agents wrote")
 	tm.sound()
+	tm.allInHead(acked)
+	t.Logf("%d writes acknowledged on each side; conflict copies in the end: %q", 2*perSide, conflictCopies(t, tm.dirs[0]))
+	tm.eachFindsTheOthers(acked)
+
+	// Resolved: every copy deleted on side 0.
+	for _, p := range conflictCopies(t, tm.dirs[0]) {
+		tm.mustCall(tm.nodes[0], "delete_note", map[string]any{"ref": p})
+	}
+	tm.settle("after the copies were deleted")
+	tm.sound()
+	for i := range tm.dirs {
+		if out := tm.doctor(i); strings.Contains(out, "is the other version of") {
+			tm.fatalf(false, "side %d: resolved conflicts still reported:\n%s", i, out)
+		}
+	}
+}
+
+// conflictVisible checks that side i shows the sync conflict on p: in
+// recent_activity (naming a copy that is in the clone), in the next
+// start_session delta, in cairn doctor, and that a server said it.
+func (tm *syncTeam) conflictVisible(i int, p string) {
+	tm.t.Helper()
+	n := tm.nodes[i]
+	var act struct {
+		Activity []struct{ Path, Change, ConflictCopy string }
+	}
+	tm.mustCall(n, "recent_activity", map[string]any{"limit": 50}).decode(tm.t, &act)
+	copyPath := ""
+	for _, a := range act.Activity {
+		if a.Path == p && a.Change == "conflict" {
+			copyPath = a.ConflictCopy
+		}
+	}
+	if copyPath == "" || !strings.Contains(git(tm.t, tm.dirs[i], "ls-files"), copyPath) {
+		tm.fatalf(false, "side %d: no conflict entry naming a copy of %s in recent_activity: %+v", i, p, act.Activity)
+	}
+	var s struct {
+		Project struct {
+			Delta struct {
+				FirstVisit bool
+				Changes    []struct{ Path, Change, ConflictCopy string }
+			}
+		}
+	}
+	tm.mustCall(n, "start_session", map[string]any{"project": "acme/platform"}).decode(tm.t, &s)
+	inDelta := false
+	for _, c := range s.Project.Delta.Changes {
+		inDelta = inDelta || (c.Path == p && c.Change == "conflict" && c.ConflictCopy == copyPath)
+	}
+	if s.Project.Delta.FirstVisit || !inDelta {
+		tm.fatalf(false, "side %d: the next start_session delta does not tell of the conflict: %+v", i, s.Project.Delta)
+	}
+	if out := tm.doctor(i); !strings.Contains(out, copyPath+" is the other version of "+p) {
+		tm.fatalf(false, "side %d: cairn doctor does not name %s and %s:\n%s", i, copyPath, p, out)
+	}
+	said := "sync conflict: " + p + ": "
+	if !strings.Contains(tm.nodes[0].stderr.String()+tm.nodes[1].stderr.String(), said) {
+		tm.fatalf(false, "neither server said %q on stderr", said)
+	}
+}
+
+// allInHead checks every acknowledged write is in HEAD of both clones: a
+// new note in one file, once; an appended line at least once (it may
+// also be in a conflict copy of the log).
+func (tm *syncTeam) allInHead(acked [2][]string) {
+	tm.t.Helper()
 	for i := range tm.dirs {
 		for side, markers := range acked {
 			for _, m := range markers {
-				// A new note is in one file, once; an appended line may also
-				// be in conflict copies of the log.
 				out, _ := exec.Command("git", "-C", tm.dirs[i], "grep", "-c", "-F", m, "HEAD", "--", "*.md").Output()
 				files := strings.Split(strings.TrimSpace(string(out)), "\n")
 				if len(out) == 0 {
@@ -193,9 +222,12 @@ func TestTwoServersSyncThroughOneRemoteWhileAgentsWrite(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d writes acknowledged on each side; conflict copies in the end: %q", 2*perSide, conflictCopies(t, tm.dirs[0]))
+}
 
-	// Each side finds the other's notes.
+// eachFindsTheOthers has each side search for the notes the other
+// created (indexing follows the sync: polled, with a deadline).
+func (tm *syncTeam) eachFindsTheOthers(acked [2][]string) {
+	tm.t.Helper()
 	for i, n := range tm.nodes {
 		for _, m := range acked[1-i] {
 			if !strings.HasSuffix(m, "c") {
@@ -203,7 +235,7 @@ func TestTwoServersSyncThroughOneRemoteWhileAgentsWrite(t *testing.T) {
 			}
 			for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
 				var found struct{ Results []struct{ Path string } }
-				tm.mustCall(n, "search", map[string]any{"query": m, "mode": "lexical"}).decode(t, &found)
+				tm.mustCall(n, "search", map[string]any{"query": m, "mode": "lexical"}).decode(tm.t, &found)
 				if len(found.Results) == 1 {
 					break
 				}
@@ -211,18 +243,6 @@ func TestTwoServersSyncThroughOneRemoteWhileAgentsWrite(t *testing.T) {
 					tm.fatalf(false, "side %d never finds %s, written on the other side: %+v", i, m, found.Results)
 				}
 			}
-		}
-	}
-
-	// Resolved: every copy deleted on side 0.
-	for _, p := range conflictCopies(t, tm.dirs[0]) {
-		tm.mustCall(tm.nodes[0], "delete_note", map[string]any{"ref": p})
-	}
-	tm.settle("after the copies were deleted")
-	tm.sound()
-	for i := range tm.dirs {
-		if out := tm.doctor(i); strings.Contains(out, "is the other version of") {
-			tm.fatalf(false, "side %d: resolved conflicts still reported:\n%s", i, out)
 		}
 	}
 }
