@@ -397,8 +397,12 @@ func (s *Store) recordCommit(pc *pendingCommit, subject string) {
 			before[p] = h
 		}
 	}
-	s.remember(pc.hash, pc.head, CommitInfo{Hash: pc.hash.String(), Author: pc.sig.Name, Email: pc.sig.Email, When: pc.sig.When, Committed: pc.sig.When,
-		Subject: subject, Trailers: ParseTrailers(FormatMessage(pc.req.Message, pc.req.Trailers))}, pc.req.Changes, before, pc.blobs)
+	info := CommitInfo{Hash: pc.hash.String(), Author: pc.sig.Name, Email: pc.sig.Email, When: pc.sig.When, Committed: pc.sig.When,
+		Subject: subject, Trailers: ParseTrailers(FormatMessage(pc.req.Message, pc.req.Trailers))}
+	if !pc.head.IsZero() {
+		info.Parents = []string{pc.head.String()}
+	}
+	s.remember(pc.hash, pc.head, info, pc.req.Changes, before, pc.blobs)
 	s.versions.head = pc.hash
 	s.rememberOwn(pc.hash, pc.head)
 	for _, c := range pc.req.Changes {

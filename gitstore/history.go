@@ -24,6 +24,7 @@ type CommitInfo struct {
 	Committed time.Time
 	Subject   string
 	Trailers  map[string]string // the last paragraph's `Key: value` lines
+	Parents   []string          // the first is the branch's previous commit
 }
 
 // ErrUnknownRevision says a commit is not in this repository.
@@ -49,13 +50,19 @@ func (s *Store) commitInfoLocked(hash string) (CommitInfo, error) {
 
 func infoOf(c *object.Commit) CommitInfo {
 	subject, _, _ := strings.Cut(c.Message, "\n")
-	return CommitInfo{
+	info := CommitInfo{
 		Hash: c.Hash.String(), Author: c.Author.Name, Email: c.Author.Email,
 		When: c.Author.When, Committed: c.Committer.When, Subject: subject, Trailers: ParseTrailers(c.Message),
 	}
+	for _, p := range c.ParentHashes {
+		info.Parents = append(info.Parents, p.String())
+	}
+	return info
 }
 
 // ParseTrailers reads the `Key: value` lines of a message's last paragraph.
+// A key given several times (a sync's Cairn-Conflict, one per path) has
+// its values joined with "\n", in order.
 func ParseTrailers(msg string) map[string]string {
 	msg = strings.TrimRight(msg, "\n")
 	i := strings.LastIndex(msg, "\n\n")
@@ -67,6 +74,9 @@ func ParseTrailers(msg string) map[string]string {
 		k, v, ok := strings.Cut(line, ": ")
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
 			return nil
+		}
+		if prev, ok := out[k]; ok {
+			v = prev + "\n" + v
 		}
 		out[k] = v
 	}

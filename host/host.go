@@ -30,6 +30,10 @@ type Host struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// syncMu makes syncs take turns: `cairn sync` run here and the
+	// background sync (startSync).
+	syncMu sync.Mutex
+
 	mu       sync.Mutex
 	conns    map[*hostConn]bool
 	draining bool
@@ -185,7 +189,9 @@ func (h *Host) sync(req request) reply {
 	if err := json.Unmarshal(req.Args, &o); err != nil {
 		return reply{ID: req.ID, Error: fmt.Sprintf("sync arguments: %v", err)}
 	}
+	h.syncMu.Lock()
 	rep, err := teamsync.Sync(h.ctx, h.v, o)
+	h.syncMu.Unlock()
 	b, _ := json.Marshal(rep)
 	r := reply{ID: req.ID, Result: b}
 	if err != nil {

@@ -22,6 +22,10 @@ type Options struct {
 	// watcher off. Both apply while this node hosts.
 	Quiet   time.Duration
 	NoWatch bool
+	// SyncEvery is the hosting process's --sync-every: how often the host
+	// syncs the vault through its git remote (startSync). nil leaves it to
+	// .cairn/config.yaml (sync.every, off when absent); 0 is off.
+	SyncEvery *time.Duration
 	// Report receives problems and news: recoveries, taking over, a socket
 	// that could not be made. Default: dropped.
 	Report func(error)
@@ -174,11 +178,20 @@ func (n *Node) host(v *vault.Vault) {
 	}
 	bg, stop := context.WithCancel(context.Background())
 	startBackground(bg, v, n.o)
+	// The background sync stops as soon as the node lets go (its git
+	// commands killed), so it is over by the time the calls have drained.
+	synced := startSync(n.ctx, h, n.o)
 	n.set(h, nil)
 	<-n.ctx.Done()
 	h.drain(DrainBudget)
 	stop()
-	CloseWithin(v, CloseBudget, n.o.Report)
+	deadline := time.Now().Add(CloseBudget)
+	select {
+	case <-synced:
+	case <-time.After(CloseBudget / 2):
+		n.o.Report(errors.New("a background sync has not stopped yet; closing the vault anyway (a move it left half done is finished or dropped by the next process)"))
+	}
+	CloseWithin(v, time.Until(deadline), n.o.Report)
 }
 
 // CallTool runs a call where the vault is: in this process when it hosts,

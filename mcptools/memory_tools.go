@@ -13,7 +13,7 @@ func memoryTools() []*Tool {
 	return []*Tool{
 		{
 			Name: "start_session", Toolset: ToolsetGateway, Title: "Start a session", ReadOnly: true, Idempotent: true,
-			Description: "Call first. In one answer: the user's profile (always), the projects you can reach, and with `project`: a compact index of it (note count, top-level folders), its pinned notes, knownValues (tags, types and categories in use, with counts), and the delta since your last visit (notes added, changed, renamed, deleted, each with who, how and when; a short summary on a first visit). Its only effect is moving your last-visit mark.",
+			Description: "Call first. In one answer: the user's profile (always), the projects you can reach, and with `project`: a compact index of it (note count, top-level folders), its pinned notes, knownValues (tags, types and categories in use, with counts), and the delta since your last visit (notes added, changed, renamed, deleted, or in a sync conflict with the other version in conflictCopy, each with who, how and when; a short summary on a first visit). Its only effect is moving your last-visit mark.",
 			Schema: `{"type":"object","properties":{
 "project":{"type":"string","description":"Project handle from get_my_projects (optional)."}},
 "additionalProperties":false}`,
@@ -21,7 +21,7 @@ func memoryTools() []*Tool {
 		},
 		{
 			Name: "recent_activity", Toolset: ToolsetGateway, Title: "Recently changed notes", ReadOnly: true, Idempotent: true,
-			Description: "The notes changed most recently, newest first, one entry per note: what changed (added, modified, deleted, renamed), who (principal; agent or human), how (the tool, an editor, or git), where (path) and when. Built from git history. `since` is a date or time; pages with nextCursor.",
+			Description: "The notes changed most recently, newest first, one entry per note: what changed (added, modified, deleted, renamed, or conflict: a sync found it changed on two clones and kept the other version whole in conflictCopy), who (principal; agent or human), how (the tool, an editor, or git), where (path) and when. Built from git history. `since` is a date or time; pages with nextCursor.",
 			Schema: `{"type":"object","properties":{
 "project":{"type":"string","description":"Project handle from get_my_projects; default: everything you can read."},
 "since":{"type":"string","description":"Only changes at or after this date (2026-11-01) or RFC 3339 time."},

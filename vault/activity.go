@@ -12,17 +12,26 @@ import (
 // Activity is one recently changed note: who changed it (principal, agent
 // or human), how (the tool, or an editor, or git), where and when.
 type Activity struct {
-	Path   string    `json:"path"`
-	ID     string    `json:"id,omitempty"`
-	Title  string    `json:"title,omitempty"`
-	Change string    `json:"change"`         // added, modified, deleted, renamed
-	From   string    `json:"from,omitempty"` // the old path of a renamed note
-	By     string    `json:"by"`
-	Actor  string    `json:"actor"`
-	Tool   string    `json:"tool"`
-	At     time.Time `json:"at"`
-	Commit string    `json:"commit"`
+	Path   string `json:"path"`
+	ID     string `json:"id,omitempty"`
+	Title  string `json:"title,omitempty"`
+	Change string `json:"change"`         // added, modified, deleted, renamed, conflict
+	From   string `json:"from,omitempty"` // the old path of a renamed note
+	// ConflictCopy is, for a sync conflict, where the other side's version
+	// of the note is kept whole ("" when there is none: an edit against a
+	// deletion, the edit kept).
+	ConflictCopy string    `json:"conflictCopy,omitempty"`
+	By           string    `json:"by"`
+	Actor        string    `json:"actor"`
+	Tool         string    `json:"tool"`
+	At           time.Time `json:"at"`
+	Commit       string    `json:"commit"`
 }
+
+// ChangeConflict is the change of a note a sync found changed on both
+// sides: the merge kept one version in place and the other whole in a
+// conflict copy note (docs/vault-format.md, "Syncing").
+const ChangeConflict = "conflict"
 
 // ActivityPage is one page of recent_activity.
 type ActivityPage struct {

@@ -3,6 +3,7 @@ package vault
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -43,8 +44,14 @@ func (v *Vault) Doctor() []Finding {
 	} else {
 		add("ok", "access", "%s is readable; the owner here is %s", AccessFile, a.Owner)
 	}
-	if cfg, err := LoadConfig(v.root); err != nil {
-		add("problem", "config", "%v (semantic search is off until it is fixed)", err)
+	cfg, cfgErr := LoadConfig(v.root)
+	if cfgErr == nil {
+		if _, err := cfg.Sync.Settings(); err != nil {
+			add("problem", "sync", "%v (background sync is off until it is fixed)", err)
+		}
+	}
+	if cfgErr != nil {
+		add("problem", "config", "%v (semantic search and background sync are off until it is fixed)", cfgErr)
 	} else if _, err := search.NewEmbedder(cfg.Embedder); err != nil {
 		add("problem", "embedder", "%v (semantic search is off until it is fixed)", err)
 	} else {
@@ -57,7 +64,7 @@ func (v *Vault) Doctor() []Finding {
 	if fi, err := os.Stat(filepath.Join(v.root, TokensFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", TokensFile, fi.Mode().Perm())
 	}
-	var broken []string
+	var broken, conflicts []string
 	notes := 0
 	v.catMu.Lock()
 	paths := make([]string, 0, len(v.cat.entries))
@@ -73,13 +80,19 @@ func (v *Vault) Doctor() []Finding {
 			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
 			continue
 		}
-		if err := ParseNote(p, data).FrontmatterError(); err != nil {
+		n := ParseNote(p, data)
+		if err := n.FrontmatterError(); err != nil {
 			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
+		} else if c := v.unresolvedConflict(n); c != "" {
+			conflicts = append(conflicts, c)
 		}
 	}
 	add("ok", "notes", "%d notes", notes)
 	for _, b := range broken {
 		add("warning", "frontmatter", "%s (read as it is; writes refused until fixed)", b)
+	}
+	for _, c := range conflicts {
+		add("warning", "conflicts", "%s", c)
 	}
 	for _, c := range v.DuplicateIDs() {
 		add("warning", "ids", "%s repeats the id %s of %s, which keeps it; it is known by %s, which cairn sync or doctor --fix writes into its file", c.Path, c.ID, c.Kept, c.NewID)
@@ -122,4 +135,43 @@ func (v *Vault) Doctor() []Finding {
 		}
 	}
 	return out
+}
+
+// unresolvedConflict describes n when it is a sync's conflict copy not yet
+// resolved: its frontmatter still says conflict_from. Resolving is
+// deleting the copy (its content merged into the original, or not wanted)
+// or removing its conflict_from key (both notes kept): either is a
+// person's decision, so the warning stays until one is made.
+func (v *Vault) unresolvedConflict(n *Note) string {
+	from := n.scalar("conflict_from")
+	if n.key("conflict_from") == nil {
+		return ""
+	}
+	orig := ""
+	if id := n.scalar("conflict_of"); id != "" {
+		v.catMu.Lock()
+		orig = v.cat.pathOf(id)
+		v.catMu.Unlock()
+	}
+	if orig == "" {
+		if stem, _, ok := strings.Cut(n.Path, " (conflict "); ok {
+			if p := stem + path.Ext(n.Path); v.entry(p, false) != nil {
+				orig = p
+			}
+		}
+	}
+	what := "a note no longer in the vault"
+	if orig != "" {
+		what = orig
+	}
+	return fmt.Sprintf("%s is the other version of %s, kept by a sync conflict (commit %s) and not yet resolved: "+
+		"bring what you want of it into the note, then delete the copy (or remove its conflict_from key to keep both)",
+		n.Path, what, short(from))
+}
+
+func short(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
 }

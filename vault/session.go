@@ -265,8 +265,9 @@ func (v *Vault) delta(c Caller, pr *Project, last, head string) (Delta, error) {
 	}
 	fold := newHistoryFold(canSee, true)
 	found := false
+	seen := newAncestry(v.store, last, maxActivityCommits)
 	err := v.store.WalkFrom(head, maxActivityCommits, func(info gitstore.CommitInfo, changes []gitstore.FileChange) bool {
-		if info.Hash == last {
+		if seen.has(info) {
 			found = true
 			return false
 		}

@@ -231,7 +231,8 @@ type stdioNode struct {
 	killed atomic.Bool
 }
 
-func startNode(t *testing.T, v, name string) *stdioNode {
+// startNode starts `cairn serve --vault v` over stdio, with extra flags.
+func startNode(t *testing.T, v, name string, extra ...string) *stdioNode {
 	t.Helper()
 	n := &stdioNode{name: name, stderr: &syncBuffer{}}
 	newCmd := func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
@@ -240,7 +241,7 @@ func startNode(t *testing.T, v, name string) *stdioNode {
 		n.cmd.Stderr = n.stderr
 		return n.cmd, nil
 	}
-	c, err := client.NewStdioMCPClientWithOptions(bin, nil, []string{"serve", "--vault", v}, transport.WithCommandFunc(newCmd))
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil, append([]string{"serve", "--vault", v}, extra...), transport.WithCommandFunc(newCmd))
 	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}

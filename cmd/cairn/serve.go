@@ -28,6 +28,8 @@ type serveOptions struct {
 	token    string
 	noWatch  bool
 	quiet    time.Duration
+	// syncEvery is --sync-every when given (nil: .cairn/config.yaml decides).
+	syncEvery *time.Duration
 
 	// HTTP limits (docs/architecture.md, "HTTP limits").
 	maxBody      string
@@ -41,6 +43,7 @@ var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-
 
 func serveCmd() *cobra.Command {
 	var o serveOptions
+	var syncEvery time.Duration
 	c := &cobra.Command{
 		Use:   "serve --vault DIR [--http ADDR]",
 		Short: "Serve the vault over MCP: stdio as the local owner, or Streamable HTTP at /mcp with bearer tokens",
@@ -58,6 +61,9 @@ func serveCmd() *cobra.Command {
 			if cmd.Flags().Changed("max-sessions") && o.maxSessions == 0 {
 				return errors.New("--max-sessions: 0 would refuse every session; at least 1")
 			}
+			if cmd.Flags().Changed("sync-every") {
+				o.syncEvery = &syncEvery
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return serve(ctx, o, nil)
@@ -69,6 +75,7 @@ func serveCmd() *cobra.Command {
 	c.Flags().StringSliceVar(&o.toolsets, "toolsets", nil, "stdio: narrow the owner's toolsets (gateway,treaisure,hindsight)")
 	c.Flags().BoolVar(&o.noWatch, "no-watch", false, "do not watch the vault for edits people make in their editor")
 	c.Flags().DurationVar(&o.quiet, "commit-after", 3*time.Second, "commit an edit made by hand once the file has been quiet this long; an agent reading or writing the note meanwhile waits for it")
+	c.Flags().DurationVar(&syncEvery, "sync-every", 0, "sync the vault through its git remote this often (e.g. 30s; 0: off), and a few seconds after a write; default: sync.every in .cairn/config.yaml, else off")
 	c.Flags().StringVar(&o.token, "token", os.Getenv("CAIRN_TOKEN"), "stdio: act as this token's principal, ceiling and toolsets instead of the owner (default $CAIRN_TOKEN)")
 	c.Flags().StringVar(&o.maxBody, "max-body", "16MiB", "HTTP: the largest request body (bytes, or KiB/MiB/GiB); larger ones get 413")
 	c.Flags().DurationVar(&o.sessionIdle, "session-idle", mcptools.DefaultSessionIdle, "HTTP: end a session after this long without a request (its client then initializes again)")
@@ -158,7 +165,7 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	reg := mcptools.NewRegistry()
-	node := host.Start(ctx, reg, host.Options{Root: root, Version: version, Quiet: o.quiet, NoWatch: o.noWatch,
+	node := host.Start(ctx, reg, host.Options{Root: root, Version: version, Quiet: o.quiet, NoWatch: o.noWatch, SyncEvery: o.syncEvery,
 		Report: func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }})
 	defer func() {
 		cancel()
@@ -192,6 +199,12 @@ func (o serveOptions) check() error {
 	}
 	if o.quiet != 0 && o.quiet < minQuiet {
 		return fmt.Errorf("--commit-after: %s is under %s; a save in progress must be told from a finished one", o.quiet, minQuiet)
+	}
+	if e := o.syncEvery; e != nil && *e < 0 {
+		return fmt.Errorf("--sync-every: %s is negative (0 turns background sync off)", *e)
+	}
+	if e := o.syncEvery; e != nil && *e > 0 && *e < vault.MinSyncEvery {
+		return fmt.Errorf("--sync-every: %s is under %s", *e, vault.MinSyncEvery)
 	}
 	for _, t := range o.toolsets {
 		if !contains(mcptools.AllToolsets, t) {
