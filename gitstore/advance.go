@@ -25,42 +25,65 @@ func (s *Store) Advance(to string) ([]string, error) {
 	if !plumbing.IsHash(to) {
 		return nil, fmt.Errorf("advance: %q is not a commit hash", to)
 	}
-	target := plumbing.NewHash(to)
+	_, paths, err := s.AdvanceWith(func(string) (string, error) { return to, nil })
+	return paths, err
+}
+
+// AdvanceWith is Advance to the commit next chooses from HEAD (its hash;
+// "" for HEAD, which is zero for an empty repository), under the store's
+// write lock: no commit lands between the choice and the move, so next can
+// make a merge whose first parent is HEAD without losing a race to the
+// writers, who wait meanwhile. next runs with the lock held and must not
+// call back into the store. It returns the commit moved to ("" when next
+// chose to stay) and the paths changed.
+func (s *Store) AdvanceWith(next func(head string) (string, error)) (string, []string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	wl, err := s.lockAndRecover()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer wl.release()
 	wl.begin()
 	if err := inProgress(s.gitDir); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if err := s.refreshLocked(); err != nil {
-		return nil, err
+		return "", nil, err
 	}
+	head := ""
+	if !s.versions.head.IsZero() {
+		head = s.versions.head.String()
+	}
+	to, err := next(head)
+	if err != nil || to == "" || to == head {
+		return "", nil, err
+	}
+	if !plumbing.IsHash(to) {
+		return "", nil, fmt.Errorf("advance: %q is not a commit hash", to)
+	}
+	target := plumbing.NewHash(to)
 	s.reindexPacks() // to came by a fetch, perhaps in a new pack
 	pc, err := s.stageAdvance(wl, target)
 	if err != nil || pc == nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer pc.batch.abort()
 	if err := s.land(wl, pc, "cairn sync: advance to "+target.String()); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	vm, err := updateVersionMap(s.repo, s.versions, target)
 	if err != nil {
 		// The branch moved; the next refresh retries the map.
 		s.versions.head = plumbing.ZeroHash
-		return nil, fmt.Errorf("advance: versions: %w", err)
+		return to, nil, fmt.Errorf("advance: versions: %w", err)
 	}
 	s.versions, s.dirty = vm, true
 	paths := make([]string, 0, len(pc.req.Changes))
 	for _, c := range pc.req.Changes {
 		paths = append(paths, c.Path)
 	}
-	return paths, nil
+	return to, paths, nil
 }
 
 // stageAdvance prepares the move from HEAD to target: each path that

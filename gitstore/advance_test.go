@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // aheadInAClone makes a clone of dir, changes it there with the git
@@ -188,5 +189,77 @@ func TestChangedSeesAnEditOfTheSameSize(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "b.md"), []byte("# X\n"), 0o644) // same size as "# B\n"
 	if got, err := s.Changed([]string{"a.md", "b.md"}); err != nil || !slices.Equal(got, []string{"b.md"}) {
 		t.Fatalf("after an edit of the same size: %v %v", got, err)
+	}
+}
+
+// A merge chosen by AdvanceWith is made on the HEAD it moves from: a
+// commit asked for meanwhile waits, then lands on top of the merge (it
+// never lands first and leaves the merge stale).
+func TestAdvanceWithHoldsWritersOffWhileTheMergeIsMade(t *testing.T) {
+	s, dir := baseStore(t)
+	theirs := aheadInAClone(t, dir)
+	commit(t, s, "ours", Change{Path: "b.md", Content: []byte("# B\n\nEdited here.\n")})
+	landed := make(chan error, 1)
+	to, paths, err := s.AdvanceWith(func(head string) (string, error) {
+		if head != runGit(t, dir, "rev-parse", "HEAD") {
+			t.Errorf("next was given %s, not HEAD", head)
+		}
+		go func() {
+			_, err := s.Commit(CommitRequest{Author: Signature{Name: "w", Email: "w@x"}, Message: "meanwhile",
+				Changes: []Change{{Path: "w.md", Content: []byte("# W\n")}}})
+			landed <- err
+		}()
+		tree := runGit(t, dir, "merge-tree", "--write-tree", head, theirs)
+		merged := runGit(t, dir, "commit-tree", tree, "-p", head, "-p", theirs, "-m", "merge")
+		select {
+		case err := <-landed:
+			t.Fatalf("a commit landed while the merge was being made (%v)", err)
+		case <-time.After(100 * time.Millisecond): // it waits: the lock is held
+		}
+		return merged, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(paths)
+	if !slices.Equal(paths, []string{"a.md", "c.md", "new/d.md"}) {
+		t.Fatalf("changed paths %v", paths)
+	}
+	if err := <-landed; err != nil {
+		t.Fatalf("the commit made meanwhile: %v", err)
+	}
+	if parent := runGit(t, dir, "rev-parse", "HEAD^"); parent != to {
+		t.Fatalf("the commit made meanwhile is on %s, not on the merge %s", parent, to)
+	}
+	if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status:\n%s", st)
+	}
+	for p, want := range map[string]string{"a.md": "# A\n\nEdited in the clone.\n", "b.md": "# B\n\nEdited here.\n", "w.md": "# W\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, p)); string(b) != want {
+			t.Fatalf("%s: %q", p, b)
+		}
+	}
+}
+
+// AdvanceWith staying where it is ("" or HEAD) changes nothing; an error
+// from next is returned as it is, nothing changed.
+func TestAdvanceWithStays(t *testing.T) {
+	s, dir := baseStore(t)
+	head := runGit(t, dir, "rev-parse", "HEAD")
+	for _, choice := range []string{"", head} {
+		to, paths, err := s.AdvanceWith(func(string) (string, error) { return choice, nil })
+		if err != nil || to != "" || len(paths) != 0 {
+			t.Fatalf("staying at %q: %q %v %v", choice, to, paths, err)
+		}
+	}
+	boom := errors.New("boom")
+	if _, _, err := s.AdvanceWith(func(string) (string, error) { return "", boom }); !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	if _, _, err := s.AdvanceWith(func(string) (string, error) { return "not-a-hash", nil }); err == nil || !strings.Contains(err.Error(), "not a commit hash") {
+		t.Fatalf("bad hash: %v", err)
+	}
+	if got := runGit(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatalf("HEAD moved to %s", got)
 	}
 }

@@ -243,3 +243,16 @@ func (v *Vault) Advance(to string) ([]string, error) {
 	}
 	return paths, v.noteHead(to, paths)
 }
+
+// AdvanceWith is Advance to the commit next chooses from HEAD, chosen
+// under the store's write lock (gitstore.Store.AdvanceWith): a sync makes
+// its merge on the HEAD it moves from, and writes wait meanwhile instead
+// of making it merge again. next must not call the vault. It returns the
+// commit moved to ("" when next chose to stay) and the changed paths.
+func (v *Vault) AdvanceWith(next func(head string) (string, error)) (string, []string, error) {
+	to, paths, err := v.store.AdvanceWith(next)
+	if err != nil || len(paths) == 0 {
+		return to, paths, err
+	}
+	return to, paths, v.noteHead(to, paths)
+}
