@@ -27,8 +27,8 @@ const repeatFailure = 5 * time.Minute
 // syncPlan decides the background sync of the host, when it starts
 // hosting: the period from flag (the hosting process's --sync-every) when
 // given, else from .cairn/config.yaml's sync.every (off when absent);
-// remote and branch from the file (teamsync's defaults, origin and main,
-// when absent). A bad sync section turns background sync off: the error
+// remote and branch from the file (teamsync's defaults, origin and the
+// checked-out branch, when absent). A bad sync section turns background sync off: the error
 // says why.
 func syncPlan(root string, flag *time.Duration) (time.Duration, teamsync.Options, error) {
 	if flag != nil && *flag == 0 {
@@ -66,7 +66,7 @@ func startSync(ctx context.Context, h *Host, o Options) <-chan struct{} {
 	s := &syncer{v: h.v, o: so, mu: &h.syncMu, report: o.Report,
 		clock: syncClock{every: every, afterWrite: min(SyncAfterWrite, every)}}
 	o.Report(fmt.Errorf("background sync with %s every %s, and %s after a write",
-		describeRemote(so), every, s.clock.afterWrite))
+		describeRemote(h.v.Root(), so), every, s.clock.afterWrite))
 	go func() {
 		defer close(done)
 		s.run(ctx)
@@ -74,13 +74,13 @@ func startSync(ctx context.Context, h *Host, o Options) <-chan struct{} {
 	return done
 }
 
-func describeRemote(o teamsync.Options) string {
+func describeRemote(root string, o teamsync.Options) string {
 	r, b := o.Remote, o.Branch
 	if r == "" {
 		r = "origin"
 	}
 	if b == "" {
-		b = "main"
+		b = teamsync.CurrentBranch(context.Background(), root)
 	}
 	return r + " " + b
 }

@@ -19,7 +19,9 @@ import (
 // Options for Sync.
 type Options struct {
 	Remote string `json:"remote,omitempty"` // default origin
-	Branch string `json:"branch,omitempty"` // default main
+	// Branch is the remote's branch to sync with; default the branch the
+	// vault has checked out (main when HEAD is detached).
+	Branch string `json:"branch,omitempty"`
 	// Retries bounds how often a push rejected because someone pushed
 	// first is integrated and tried again (default 3).
 	Retries int `json:"retries,omitempty"`
@@ -36,6 +38,10 @@ type Report struct {
 	// Settings are the incoming commits that changed access or the
 	// server's settings, applied (settings.go): "path: hash author: subject".
 	Settings []string `json:"settings,omitempty"`
+	// Settling are notes still being saved when the sync began (changed
+	// on disk again and again past the quiet period): the next sync takes
+	// them.
+	Settling []string `json:"settling,omitempty"`
 	// IDs are notes whose file repeated another note's id (see repairIDs).
 	IDs []vault.IDCopy `json:"ids,omitempty"`
 }
@@ -57,7 +63,7 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 		o.Remote = "origin"
 	}
 	if o.Branch == "" {
-		o.Branch = "main"
+		o.Branch = CurrentBranch(ctx, v.Root())
 	}
 	if o.Retries <= 0 {
 		o.Retries = 3
@@ -73,8 +79,8 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := v.CommitStrayEdits(); err != nil {
-		return nil, fmt.Errorf("sync: commit the edits made by hand first: %w", err)
+	if err := commitHandEdits(ctx, v, rep); err != nil {
+		return nil, err
 	}
 	if err := repairIDs(v, rep); err != nil {
 		return rep, err
@@ -89,12 +95,7 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 				return rep, err
 			}
 		}
-		err := integrate(ctx, v, g, theirs, rep)
-		for moved := 0; errors.Is(err, gitstore.ErrNotDescendant) && moved < 3; moved++ {
-			// A write landed while the merge was made: merge again.
-			err = integrate(ctx, v, g, theirs, rep)
-		}
-		if err != nil {
+		if err := integrate(ctx, v, g, theirs, rep); err != nil {
 			return rep, err
 		}
 		if err := repairIDs(v, rep); err != nil {
@@ -122,6 +123,33 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	}
 }
 
+// commitHandEdits commits the notes changed on disk, as the person's. A
+// note saved less than the quiet period ago is waited for (a person who
+// saves and syncs at once expects the save to go out), at most the quiet
+// period and 2 s more; one still being written then is left for the next
+// sync and named in the report, never silently left behind.
+func commitHandEdits(ctx context.Context, v *vault.Vault, rep *Report) error {
+	deadline := time.Now().Add(v.Quiet() + 2*time.Second)
+	for {
+		_, settling, err := v.CommitStrayEdits()
+		if err != nil {
+			return fmt.Errorf("sync: commit the edits made by hand first: %w", err)
+		}
+		if len(settling) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			rep.Settling = settling
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sync: wait for notes being saved: %w", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // fetch gets the remote branch and returns its commit: "" when the
 // remote has no such branch yet (the push creates it).
 func fetch(ctx context.Context, g git, o Options, rep *Report) (string, error) {
@@ -139,40 +167,64 @@ func fetch(ctx context.Context, g git, o Options, rep *Report) (string, error) {
 	return theirs, nil
 }
 
-// integrate brings the remote's commits (theirs, fetched) into the vault.
+// integrate brings the remote's commits (theirs, fetched) into the vault:
+// a fast-forward, or a merge made on the HEAD it moves from, under the
+// store's write lock (vault.AdvanceWith), so a write landing meanwhile
+// cannot make the merge stale; writes wait for it instead.
 func integrate(ctx context.Context, v *vault.Vault, g git, theirs string, rep *Report) error {
 	if theirs == "" {
 		return nil // an empty remote
 	}
-	ours, err := g.out(ctx, "rev-parse", "HEAD")
-	if err != nil {
-		return err
-	}
-	if ours == theirs || g.isAncestor(ctx, theirs, ours) {
-		return nil // nothing came in
-	}
-	to := theirs
-	if !g.isAncestor(ctx, ours, theirs) {
-		if to, err = merge(ctx, v, g, ours, theirs, rep); err != nil {
-			return err
+	sign := mergeSignature{who: v.HumanIdentity(), owner: v.Owner()}
+	var merged string
+	var conflicts []Conflict
+	to, paths, err := v.AdvanceWith(func(ours string) (string, error) {
+		switch {
+		case ours == "":
+			return theirs, nil // an empty vault: take the remote's
+		case ours == theirs || g.isAncestor(ctx, theirs, ours):
+			return "", nil // nothing came in
+		case g.isAncestor(ctx, ours, theirs):
+			return theirs, nil
 		}
-		rep.Merge = to
-	}
-	paths, err := v.Advance(to)
+		var err error
+		merged, conflicts, err = merge(ctx, g, sign, ours, theirs)
+		return merged, err
+	})
 	if err != nil {
-		return fmt.Errorf("sync: bring %s into the vault: %w", short(to), err)
+		return fmt.Errorf("sync: bring %s into the vault: %w", short(theirs), err)
 	}
-	rep.Incoming = append(rep.Incoming, paths...)
+	if to == "" {
+		return nil
+	}
+	if to == merged {
+		// Only a merge that landed is reported: one made again after a
+		// failed move would list its conflicts twice.
+		rep.Merge = merged
+		rep.Conflicts = append(rep.Conflicts, conflicts...)
+	}
+	for _, p := range paths {
+		if !slices.Contains(rep.Incoming, p) {
+			rep.Incoming = append(rep.Incoming, p)
+		}
+	}
 	return nil
+}
+
+// mergeSignature is who a merge commit is by: the owner by hand.
+type mergeSignature struct {
+	who   gitstore.Signature
+	owner string
 }
 
 // merge makes the merge commit of ours and theirs: git's own three-way
 // merge of the trees (git merge-tree), then each conflicted path resolved
-// without a marker (resolve).
-func merge(ctx context.Context, v *vault.Vault, g git, ours, theirs string, rep *Report) (string, error) {
+// without a marker (resolve). It returns the commit and the conflicts
+// resolved in it.
+func merge(ctx context.Context, g git, sign mergeSignature, ours, theirs string) (string, []Conflict, error) {
 	out, err := g.outAllowing(ctx, 1, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
 	if err != nil {
-		return "", fmt.Errorf("sync: merge: %w", err)
+		return "", nil, fmt.Errorf("sync: merge: %w", err)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	tree := lines[0]
@@ -183,37 +235,56 @@ func merge(ctx context.Context, v *vault.Vault, g git, ours, theirs string, rep 
 		}
 	}
 	base, _ := g.out(ctx, "merge-base", ours, theirs)
+	var conflicts []Conflict
 	if len(conflicted) > 0 {
-		if tree, err = resolve(ctx, g, tree, base, ours, theirs, conflicted, rep); err != nil {
-			return "", err
+		if tree, conflicts, err = resolve(ctx, g, tree, base, ours, theirs, conflicted); err != nil {
+			return "", nil, err
 		}
 	}
-	who := v.HumanIdentity()
+	who := sign.who
 	env := []string{"GIT_AUTHOR_NAME=" + who.Name, "GIT_AUTHOR_EMAIL=" + who.Email, "GIT_COMMITTER_NAME=" + who.Name, "GIT_COMMITTER_EMAIL=" + who.Email}
-	msg := fmt.Sprintf("Sync: merge %s\n\nCairn-Tool: cairn sync\nCairn-Principal: %s\nCairn-Actor: human\n", short(theirs), v.Owner())
-	for _, c := range rep.Conflicts {
+	msg := fmt.Sprintf("Sync: merge %s\n\nCairn-Tool: cairn sync\nCairn-Principal: %s\nCairn-Actor: human\n", short(theirs), sign.owner)
+	for _, c := range conflicts {
 		msg += fmt.Sprintf("Cairn-Conflict: %s\n", c.Path)
 	}
-	return g.outEnv(ctx, env, []byte(msg), "commit-tree", tree, "-p", ours, "-p", theirs, "-F", "-")
+	commit, err := g.outEnv(ctx, env, []byte(msg), "commit-tree", tree, "-p", ours, "-p", theirs, "-F", "-")
+	if err != nil {
+		return "", nil, fmt.Errorf("sync: merge: %w", err)
+	}
+	return commit, conflicts, nil
+}
+
+// CurrentBranch is the branch the vault at root has checked out (main
+// when HEAD is detached), the branch Sync syncs by default: a clone of a
+// repository whose default branch is master syncs master, never a new
+// main beside it.
+func CurrentBranch(ctx context.Context, root string) string {
+	if b, err := gitIn(root).out(ctx, "symbolic-ref", "--short", "-q", "HEAD"); err == nil && b != "" {
+		return b
+	}
+	return "main"
 }
 
 // resolve replaces each conflicted path of the merged tree: a note merges
 // with MergeNote, keeping ours and a whole copy of theirs on a true
 // conflict; an edit against a deletion keeps the edit; any other file
-// changed both ways keeps ours and a copy of theirs.
-func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths []string, rep *Report) (string, error) {
+// changed both ways keeps ours and a copy of theirs. It returns the tree
+// and the conflicts.
+func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths []string) (string, []Conflict, error) {
 	idx, err := os.CreateTemp("", "cairn-sync-index-")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	idx.Close()
 	defer os.Remove(idx.Name())
 	gi := g
 	gi.env = append(gi.env, "GIT_INDEX_FILE="+idx.Name())
 	if err := gi.run(ctx, nil, "read-tree", tree); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	stamp := time.Now().UTC().Format("2006-01-02 150405")
+	var conflicts []Conflict
+	copies := map[string]bool{}
 	for _, p := range paths {
 		b, _ := g.blob(ctx, base, p)
 		o, oOK := g.blob(ctx, ours, p)
@@ -233,7 +304,7 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 		case strings.HasSuffix(p, ".md"):
 			m, err := MergeNote(ctx, p, b, o, t)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			keep = m.Content
 			if m.Conflict {
@@ -243,28 +314,47 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 			keep, copyOf, why = o, t, "changed on both sides"
 		}
 		if err := gi.stage(ctx, p, keep); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if why == "" {
 			continue // merged cleanly after all (the frontmatter, key by key)
 		}
 		c := Conflict{Path: p, Why: why}
 		if copyOf != nil {
-			c.Copy = copyName(p, stamp)
+			c.Copy = freeCopyName(ctx, g, tree, p, stamp, copies)
 			if err := gi.stage(ctx, c.Copy, copyOf); err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
-		rep.Conflicts = append(rep.Conflicts, c)
+		conflicts = append(conflicts, c)
 	}
-	return gi.out(ctx, "write-tree")
+	out, err := gi.out(ctx, "write-tree")
+	return out, conflicts, err
 }
 
 // copyName is where the other side's version of p is kept:
-// "Name (conflict 2026-12-01 101500).md" beside it.
-func copyName(p, stamp string) string {
+// "Name (conflict 2026-12-01 101500).md" beside it, "… 101500 2).md" for
+// the n-th (n > 1) copy of that second.
+func copyName(p, stamp string, n int) string {
 	ext := path.Ext(p)
+	if n > 1 {
+		stamp = fmt.Sprintf("%s %d", stamp, n)
+	}
 	return strings.TrimSuffix(p, ext) + " (conflict " + stamp + ")" + ext
+}
+
+// freeCopyName is the first copyName of p neither in the merged tree (a
+// copy an earlier sync made in the same second, on either side) nor
+// already given in this merge (taken), which it records.
+func freeCopyName(ctx context.Context, g git, tree, p, stamp string, taken map[string]bool) string {
+	for n := 1; ; n++ {
+		name := copyName(p, stamp, n)
+		if taken[name] || g.run(ctx, nil, "cat-file", "-e", tree+":"+name) == nil {
+			continue
+		}
+		taken[name] = true
+		return name
+	}
 }
 
 // conflictCopy is theirs as a note of its own: its id removed (the copy

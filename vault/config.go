@@ -31,14 +31,14 @@ type Config struct {
 type SyncConfig struct {
 	Every  string `yaml:"every"`  // a Go duration (30s, 5m); "" or 0: off
 	Remote string `yaml:"remote"` // the name of a git remote of each clone (default origin)
-	Branch string `yaml:"branch"` // the remote branch (default main)
+	Branch string `yaml:"branch"` // the remote branch (default: the branch each clone has checked out)
 }
 
 // SyncSettings are a checked SyncConfig.
 type SyncSettings struct {
 	Every  time.Duration // 0: off
 	Remote string        // "" for the default (origin)
-	Branch string        // "" for the default (main)
+	Branch string        // "" for the default (the checked-out branch)
 }
 
 // MinSyncEvery is the shortest background sync period: a sync is a fetch

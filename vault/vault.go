@@ -147,6 +147,10 @@ func Check(root string) error {
 // Root is the vault's absolute folder.
 func (v *Vault) Root() string { return v.root }
 
+// Quiet is how long a note must have been untouched on disk before it is
+// committed as a person's edit (Options.Quiet).
+func (v *Vault) Quiet() time.Duration { return v.quiet }
+
 // Store gives the git store (for the command line and benchmarks).
 func (v *Vault) Store() *gitstore.Store { return v.store }
 

@@ -18,16 +18,23 @@ func syncCmd() *cobra.Command {
 		asJS bool
 	)
 	c := &cobra.Command{
-		Use:   "sync --vault DIR [--remote origin] [--branch main]",
+		Use:   "sync --vault DIR [--remote origin] [--branch BRANCH]",
 		Short: "Fetch, integrate and push once, through a git remote; never leaves a conflict marker",
 		Long: `Fetch the remote branch, integrate it (a fast-forward, or a three-way
 merge: a note changed in different places merges; the same lines changed on
 both sides keep this side in place and the other whole as a conflict copy
 note beside it; an edit against a deletion keeps the edit; tags and aliases
 merge as unions), then push. Edits not yet committed are committed first.
-Runs in the server hosting the vault when there is one.`,
+Runs in the server hosting the vault when there is one.
+
+The remote and branch are the flags', else the sync section of
+.cairn/config.yaml's (remote, branch), else origin and the branch the
+vault has checked out.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := syncDefaults(cmd, dir, &o); err != nil {
+				return err
+			}
 			var rep *teamsync.Report
 			err := onVault(cmd.Context(), dir, vault.Options{},
 				func(c *host.Client) (err error) {
@@ -52,10 +59,37 @@ Runs in the server hosting the vault when there is one.`,
 		},
 	}
 	vaultFlag(c, &dir)
-	c.Flags().StringVar(&o.Remote, "remote", "origin", "the git remote")
-	c.Flags().StringVar(&o.Branch, "branch", "main", "the remote branch")
+	c.Flags().StringVar(&o.Remote, "remote", "", "the git remote (default: sync.remote in .cairn/config.yaml, else origin)")
+	c.Flags().StringVar(&o.Branch, "branch", "", "the remote branch (default: sync.branch in .cairn/config.yaml, else the checked-out branch)")
 	c.Flags().BoolVar(&asJS, "json", false, "print the report as JSON")
 	return c
+}
+
+// syncDefaults fills the remote and branch the flags left out from the
+// sync section of .cairn/config.yaml, the one background syncing uses, so
+// cairn sync and cairn serve --sync-every sync with the same remote.
+func syncDefaults(cmd *cobra.Command, dir string, o *teamsync.Options) error {
+	if o.Remote != "" && o.Branch != "" {
+		return nil
+	}
+	if err := needVault(dir); err != nil {
+		return err
+	}
+	cfg, err := vault.LoadConfig(dir)
+	if err != nil {
+		return fmt.Errorf("sync: %w (or give --remote and --branch); nothing changed", err)
+	}
+	s, err := cfg.Sync.Settings()
+	if err != nil {
+		return fmt.Errorf("sync: %w (or give --remote and --branch); nothing changed", err)
+	}
+	if o.Remote == "" {
+		o.Remote = s.Remote
+	}
+	if o.Branch == "" {
+		o.Branch = s.Branch
+	}
+	return nil
 }
 
 func printSync(out io.Writer, rep *teamsync.Report) {
@@ -79,6 +113,9 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 	}
 	for _, s := range rep.Settings {
 		fmt.Fprintf(out, "settings changed by the sync (applied): %s\n", s)
+	}
+	for _, p := range rep.Settling {
+		fmt.Fprintf(out, "wait: %s is still being saved; the next sync takes it\n", p)
 	}
 	for _, c := range rep.IDs {
 		if c.Repaired {

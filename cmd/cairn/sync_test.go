@@ -54,6 +54,43 @@ func TestSyncTranscript(t *testing.T) {
 	}
 }
 
+// cairn sync takes the remote and branch that background sync uses, from
+// .cairn/config.yaml's sync section, when no flag names them; a bad one is
+// refused, naming the key, unless both flags are given.
+func TestSyncTakesTheRemoteFromTheConfig(t *testing.T) {
+	base := t.TempDir()
+	remote, a := filepath.Join(base, "team.git"), filepath.Join(base, "a")
+	git(t, base, "init", "-q", "--bare", "-b", "shared", remote)
+	run(t, true, "init", "--from", "../../sample-vault", a)
+	git(t, a, "remote", "add", "team", remote) // no origin
+	cfg := filepath.Join(a, ".cairn", "config.yaml")
+	if err := os.WriteFile(cfg, []byte("sync:\n  remote: team\n  branch: shared\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := run(t, true, "sync", "--vault", a)
+	if !strings.Contains(out, "out:  pushed") {
+		t.Fatalf("sync with the config's remote:\n%s", out)
+	}
+	if got, want := git(t, remote, "rev-parse", "refs/heads/shared"), git(t, a, "rev-parse", "HEAD"); strings.TrimSpace(got) != strings.TrimSpace(want) {
+		t.Fatalf("the remote's shared branch is %s, HEAD %s", got, want)
+	}
+	if err := os.WriteFile(cfg, []byte("sync:\n  remote: \"-x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head := git(t, a, "rev-parse", "HEAD")
+	_, errOut := run(t, false, "sync", "--vault", a)
+	if !strings.Contains(errOut, "sync.remote") || !strings.Contains(errOut, "nothing changed") {
+		t.Fatalf("a bad sync.remote: %s", errOut)
+	}
+	if now := git(t, a, "rev-parse", "HEAD"); now != head {
+		t.Fatalf("a refused sync committed something: %s → %s", head, now)
+	}
+	out, _ = run(t, true, "sync", "--vault", a, "--remote", "team", "--branch", "shared")
+	if !strings.Contains(out, "out:  nothing to push") {
+		t.Fatalf("sync with both flags despite the bad config:\n%s", out)
+	}
+}
+
 // A sync killed at any moment (SIGKILL) leaves a vault that passes git
 // fsck, has lost nothing, and syncs again to the same end.
 func TestASyncKilledAnywhereSyncsAgain(t *testing.T) {
