@@ -42,6 +42,9 @@ type Report struct {
 	// on disk again and again past the quiet period): the next sync takes
 	// them.
 	Settling []string `json:"settling,omitempty"`
+	// Skipped are files changed here that are never shared: "path: why"
+	// (over vault.MaxSharedFileBytes, a symbolic link, this machine's own).
+	Skipped []string `json:"skipped,omitempty"`
 	// IDs are notes whose file repeated another note's id (see repairIDs).
 	IDs []vault.IDCopy `json:"ids,omitempty"`
 }
@@ -79,7 +82,7 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := commitHandEdits(ctx, v, rep); err != nil {
+	if err := commitHandEdits(ctx, v, gitIn(v.Root()), rep); err != nil {
 		return nil, err
 	}
 	if err := repairIDs(v, rep); err != nil {
@@ -123,18 +126,31 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	}
 }
 
-// commitHandEdits commits the notes changed on disk, as the person's. A
-// note saved less than the quiet period ago is waited for (a person who
-// saves and syncs at once expects the save to go out), at most the quiet
-// period and 2 s more; one still being written then is left for the next
-// sync and named in the report, never silently left behind.
-func commitHandEdits(ctx context.Context, v *vault.Vault, rep *Report) error {
+// commitHandEdits commits what changed on disk, as the person's: the
+// notes, and the other files git would see (attachments, Obsidian's
+// settings), so that they travel too and one changed on both sides merges
+// instead of blocking the sync. A file saved less than the quiet period
+// ago is waited for (a person who saves and syncs at once expects the save
+// to go out), at most the quiet period and 2 s more; one still being
+// written then is left for the next sync and named in the report, never
+// silently left behind.
+func commitHandEdits(ctx context.Context, v *vault.Vault, g git, rep *Report) error {
 	deadline := time.Now().Add(v.Quiet() + 2*time.Second)
 	for {
 		_, settling, err := v.CommitStrayEdits()
 		if err != nil {
 			return fmt.Errorf("sync: commit the edits made by hand first: %w", err)
 		}
+		changed, err := g.changedFiles(ctx)
+		if err != nil {
+			return err
+		}
+		other, err := v.CommitOtherFiles(changed)
+		if err != nil {
+			return fmt.Errorf("sync: %w", err)
+		}
+		rep.Skipped = other.Skipped
+		settling = append(settling, other.Settling...)
 		if len(settling) == 0 {
 			return nil
 		}
@@ -144,10 +160,30 @@ func commitHandEdits(ctx context.Context, v *vault.Vault, rep *Report) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("sync: wait for notes being saved: %w", ctx.Err())
+			return fmt.Errorf("sync: wait for files being saved: %w", ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// changedFiles lists the files git sees changed, added or deleted in the
+// work tree (ignored files left out). It takes no lock (cairn's own
+// commits write git's index).
+func (g git) changedFiles(ctx context.Context) ([]string, error) {
+	c := g.cmd(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output() // untrimmed: each entry starts with its two status letters
+	if err != nil {
+		return nil, fmt.Errorf("sync: list the files changed by hand: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var paths []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		if len(e) > 3 {
+			paths = append(paths, e[3:])
+		}
+	}
+	return paths, nil
 }
 
 // fetch gets the remote branch and returns its commit: "" when the

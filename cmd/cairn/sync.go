@@ -117,6 +117,9 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 	for _, p := range rep.Settling {
 		fmt.Fprintf(out, "wait: %s is still being saved; the next sync takes it\n", p)
 	}
+	for _, p := range rep.Skipped {
+		fmt.Fprintf(out, "kept here, not shared: %s\n", p)
+	}
 	for _, c := range rep.IDs {
 		if c.Repaired {
 			fmt.Fprintf(out, "id:   %s repeated the id %s of %s; it has its own now, %s\n", c.Path, c.ID, c.Kept, c.NewID)
