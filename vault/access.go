@@ -140,8 +140,16 @@ func ReadOwner(root string) (string, error) {
 // one person; each member's clone names its own owner here, so every
 // machine serves its person as the owner without a commit that would
 // collide with the other members' settings.
+//
+// It also holds where this machine's embedder sends note text and which
+// environment variable's value it sends as a key: choices each machine
+// makes for itself, since the shared config.yaml may not make them
+// (ChooseEmbedder). The section is read by ChooseEmbedder, which checks
+// it; here it is only kept, so a mistake in it turns semantic search off
+// (said by every search and by doctor) rather than stopping the vault.
 type Local struct {
-	Owner string `yaml:"owner,omitempty"` // overrides the access file's owner on this machine
+	Owner    string    `yaml:"owner,omitempty"`    // overrides the access file's owner on this machine
+	Embedder yaml.Node `yaml:"embedder,omitempty"` // this machine's embedder (ChooseEmbedder), wins whole over config.yaml's
 }
 
 // loadLocal reads the local settings (none when the file is absent). A
@@ -176,7 +184,8 @@ func (l *Local) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	head := "# This machine's cairn settings: never committed (git ignores this file).\n" +
-		"# owner: the principal served as the vault owner here, instead of .cairn/access.yaml's.\n"
+		"# owner: the principal served as the vault owner here, instead of .cairn/access.yaml's.\n" +
+		"# embedder: this machine's embedding server and key variable, instead of .cairn/config.yaml's.\n"
 	return append([]byte(head), body...), nil
 }
 
