@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"gopkg.in/yaml.v3"
@@ -77,7 +79,34 @@ func loadAccess(root string) (*Access, error) {
 	if a.Owner == "" {
 		return nil, fmt.Errorf("%s: no owner", AccessFile)
 	}
+	if err := a.checkPrincipals(); err != nil {
+		return nil, fmt.Errorf("%s: %w", AccessFile, err)
+	}
 	return &a, nil
+}
+
+// checkPrincipals refuses a name that is not a principal. The file is
+// shared and arrives by sync, and the owner it names becomes the caller
+// of a server's stdio and hand edits, whose own folder is
+// people/<owner>/: an owner such as "../../x" would make start_session
+// read a profile.md outside the vault. Members and bank grantees are
+// checked alike, so a misspelt name is an error rather than a grant
+// that silently matches no one.
+func (a *Access) checkPrincipals() error {
+	if err := ValidPrincipal(a.Owner); err != nil {
+		return fmt.Errorf("owner: %w", err)
+	}
+	for _, m := range slices.Sorted(maps.Keys(a.Members)) {
+		if err := ValidPrincipal(m); err != nil {
+			return fmt.Errorf("members: %w", err)
+		}
+	}
+	for _, b := range slices.Sorted(maps.Keys(a.Banks)) {
+		if err := ValidPrincipal(b); err != nil {
+			return fmt.Errorf("banks: %w", err)
+		}
+	}
+	return nil
 }
 
 // Marshal renders the access file with a header comment for people.
