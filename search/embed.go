@@ -3,6 +3,9 @@ package search
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
+	"strings"
 )
 
 // Embedder turns texts into vectors for semantic search. Implementations
@@ -17,7 +20,10 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// EmbedderConfig is the `embedder:` section of .cairn/config.yaml.
+// EmbedderConfig is an `embedder:` section: of the machine's own
+// .cairn/local.yaml, or of the vault's shared .cairn/config.yaml, which
+// the vault trusts with a loopback server and no key only (vault.ChooseEmbedder;
+// docs/security.md, "Settings that arrive by sync").
 type EmbedderConfig struct {
 	// Provider is builtin (the default), openai, ollama or none.
 	Provider string `yaml:"provider"`
@@ -32,6 +38,8 @@ type EmbedderConfig struct {
 	Dimensions int `yaml:"dimensions"`
 	// APIKeyEnv names the environment variable holding the API key (sent
 	// as a bearer token); the key itself is never written in the vault.
+	// The vault takes it from this machine's settings only: named in a
+	// shared file, it would send any variable to whoever set the URL.
 	APIKeyEnv string `yaml:"apiKeyEnv"`
 	// BatchSize bounds texts per request (default 64).
 	BatchSize int `yaml:"batchSize"`
@@ -51,4 +59,40 @@ func NewEmbedder(cfg EmbedderConfig) (Embedder, error) {
 		return NewOllama(cfg)
 	}
 	return nil, fmt.Errorf("embedder.provider: unknown provider %q (builtin, openai, ollama or none)", cfg.Provider)
+}
+
+// Server is the base URL the embedder sends texts to: URL, or the
+// provider's default when it is empty; "" for the providers that connect
+// nowhere (builtin, none). The vault checks it, not URL, so a shared
+// `provider: openai` without a url cannot reach api.openai.com unseen.
+func (c EmbedderConfig) Server() string {
+	switch c.Provider {
+	case "openai", "ollama":
+	default:
+		return ""
+	}
+	if u := strings.TrimSpace(c.URL); u != "" {
+		return u
+	}
+	if c.Provider == "openai" {
+		return defaultOpenAIURL
+	}
+	return defaultOllamaURL
+}
+
+// IsLoopbackURL reports whether raw is an http(s) URL whose host is this
+// machine by name or address: localhost, 127.0.0.0/8 or ::1. A host that
+// only resolves to one (127.0.0.1.example.com) is not: what a name
+// resolves to is up to whoever controls its DNS.
+func IsLoopbackURL(raw string) bool {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	h := u.Hostname()
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

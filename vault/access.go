@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"gopkg.in/yaml.v3"
@@ -77,7 +79,34 @@ func loadAccess(root string) (*Access, error) {
 	if a.Owner == "" {
 		return nil, fmt.Errorf("%s: no owner", AccessFile)
 	}
+	if err := a.checkPrincipals(); err != nil {
+		return nil, fmt.Errorf("%s: %w", AccessFile, err)
+	}
 	return &a, nil
+}
+
+// checkPrincipals refuses a name that is not a principal. The file is
+// shared and arrives by sync, and the owner it names becomes the caller
+// of a server's stdio and hand edits, whose own folder is
+// people/<owner>/: an owner such as "../../x" would make start_session
+// read a profile.md outside the vault. Members and bank grantees are
+// checked alike, so a misspelt name is an error rather than a grant
+// that silently matches no one.
+func (a *Access) checkPrincipals() error {
+	if err := ValidPrincipal(a.Owner); err != nil {
+		return fmt.Errorf("owner: %w", err)
+	}
+	for _, m := range slices.Sorted(maps.Keys(a.Members)) {
+		if err := ValidPrincipal(m); err != nil {
+			return fmt.Errorf("members: %w", err)
+		}
+	}
+	for _, b := range slices.Sorted(maps.Keys(a.Banks)) {
+		if err := ValidPrincipal(b); err != nil {
+			return fmt.Errorf("banks: %w", err)
+		}
+	}
+	return nil
 }
 
 // Marshal renders the access file with a header comment for people.
@@ -140,8 +169,16 @@ func ReadOwner(root string) (string, error) {
 // one person; each member's clone names its own owner here, so every
 // machine serves its person as the owner without a commit that would
 // collide with the other members' settings.
+//
+// It also holds where this machine's embedder sends note text and which
+// environment variable's value it sends as a key: choices each machine
+// makes for itself, since the shared config.yaml may not make them
+// (ChooseEmbedder). The section is read by ChooseEmbedder, which checks
+// it; here it is only kept, so a mistake in it turns semantic search off
+// (said by every search and by doctor) rather than stopping the vault.
 type Local struct {
-	Owner string `yaml:"owner,omitempty"` // overrides the access file's owner on this machine
+	Owner    string    `yaml:"owner,omitempty"`    // overrides the access file's owner on this machine
+	Embedder yaml.Node `yaml:"embedder,omitempty"` // this machine's embedder (ChooseEmbedder), wins whole over config.yaml's
 }
 
 // loadLocal reads the local settings (none when the file is absent). A
@@ -176,7 +213,8 @@ func (l *Local) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	head := "# This machine's cairn settings: never committed (git ignores this file).\n" +
-		"# owner: the principal served as the vault owner here, instead of .cairn/access.yaml's.\n"
+		"# owner: the principal served as the vault owner here, instead of .cairn/access.yaml's.\n" +
+		"# embedder: this machine's embedding server and key variable, instead of .cairn/config.yaml's.\n"
 	return append([]byte(head), body...), nil
 }
 

@@ -14,7 +14,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Config is .cairn/config.yaml, the vault's committed settings.
+// Config is .cairn/config.yaml, the vault's committed settings. They are
+// shared with every clone and arrive by sync, so nothing here may make a
+// machine send its secrets or the notes elsewhere: Embedder is used only
+// within the limits ChooseEmbedder sets, and Sync.Remote is a remote's
+// name, never a URL.
 type Config struct {
 	Format   int                   `yaml:"format"`
 	Language string                `yaml:"language"`
@@ -128,13 +132,8 @@ func LoadConfig(root string) (Config, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) /* an empty file */ {
 		return Config{}, fmt.Errorf("%s: %w", ConfigFile, err)
 	}
-	switch c.Embedder.Provider {
-	case "", "builtin", "none", "off", "openai", "ollama":
-	default:
-		return Config{}, fmt.Errorf("%s: embedder.provider: unknown provider %q (builtin, openai, ollama or none)", ConfigFile, c.Embedder.Provider)
-	}
-	if c.Embedder.Dimensions < 0 {
-		return Config{}, fmt.Errorf("%s: embedder.dimensions: must be positive", ConfigFile)
+	if err := checkEmbedderSection(ConfigFile, c.Embedder); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -51,15 +50,10 @@ func (v *Vault) Doctor() []Finding {
 		}
 	}
 	if cfgErr != nil {
-		add("problem", "config", "%v (semantic search and background sync are off until it is fixed)", cfgErr)
-	} else if _, err := search.NewEmbedder(cfg.Embedder); err != nil {
-		add("problem", "embedder", "%v (semantic search is off until it is fixed)", err)
-	} else {
-		p := cfg.Embedder.Provider
-		if p == "" {
-			p = "builtin"
-		}
-		add("ok", "embedder", "%s", p)
+		add("problem", "config", "%v (background sync, and semantic search unless %s sets the embedder, are off until it is fixed)", cfgErr, LocalFile)
+	}
+	if f := embedderFinding(v.root); f != nil {
+		out = append(out, *f)
 	}
 	if fi, err := os.Stat(filepath.Join(v.root, TokensFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", TokensFile, fi.Mode().Perm())

@@ -155,14 +155,19 @@ func (v *Vault) openIndex(done chan struct{}) {
 	s.openMu.Unlock()
 }
 
-// searchEmbedder makes the embedder the settings name. A broken setting
-// turns semantic search off with a notice (every search then gives it)
-// rather than failing: lexical search goes on.
+// searchEmbedder makes the embedder this machine's settings choose
+// (ChooseEmbedder). A broken setting turns semantic search off with a
+// notice (every search then gives it) rather than failing: lexical search
+// goes on. A shared setting set aside is said on stderr, not in searches:
+// it is for the people running the server, and vectors still work.
 func (v *Vault) searchEmbedder() (search.Embedder, string) {
-	cfg, err := LoadConfig(v.root)
+	ch, err := ChooseEmbedder(v.root)
 	var emb search.Embedder
 	if err == nil {
-		emb, err = search.NewEmbedder(cfg.Embedder)
+		if ch.Refused != "" {
+			SearchLog("%s", ch.Refused)
+		}
+		emb, err = ch.Open()
 	}
 	if err != nil {
 		notice := fmt.Sprintf("semantic search is off: %v", err)

@@ -176,14 +176,21 @@ func join(abs string, o InitOptions) (*InitResult, error) {
 	if _, err := loadAccess(abs); err != nil {
 		return nil, fmt.Errorf("set up %s: %w", abs, err)
 	}
-	if _, err := loadLocal(abs); err != nil && o.Owner == "" {
-		return nil, fmt.Errorf("set up %s: %w (--owner writes a new one)", abs, err)
+	local, localErr := loadLocal(abs)
+	if localErr != nil && o.Owner == "" {
+		return nil, fmt.Errorf("set up %s: %w (--owner writes a new one)", abs, localErr)
 	}
 	if err := makeLocalDirs(abs); err != nil {
 		return nil, err
 	}
 	if o.Owner != "" {
-		data, err := (&Local{Owner: o.Owner}).Marshal()
+		// The rest of a sound local file (this machine's embedder) is kept.
+		keep := &Local{}
+		if localErr == nil {
+			keep = local
+		}
+		keep.Owner = o.Owner
+		data, err := keep.Marshal()
 		if err != nil {
 			return nil, err
 		}

@@ -202,11 +202,11 @@ func (v *Vault) SemanticSearch() bool {
 		return ix.Semantic()
 	}
 	// Not open yet (it may be building): the settings say.
-	cfg, err := LoadConfig(v.root)
+	ch, err := ChooseEmbedder(v.root)
 	if err != nil {
 		return false
 	}
-	e, err := search.NewEmbedder(cfg.Embedder)
+	e, err := ch.Open()
 	return err == nil && e != nil
 }
 
