@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/teamsync"
@@ -28,8 +27,8 @@ const repeatFailure = 5 * time.Minute
 // hosting: the period from flag (the hosting process's --sync-every) when
 // given, else from .cairn/config.yaml's sync.every (off when absent);
 // remote and branch from the file (teamsync's defaults, origin and the
-// checked-out branch, when absent). A bad sync section turns background sync off: the error
-// says why.
+// checked-out branch, when absent). A bad sync section turns background
+// sync off: the error says why.
 func syncPlan(root string, flag *time.Duration) (time.Duration, teamsync.Options, error) {
 	if flag != nil && *flag == 0 {
 		return 0, teamsync.Options{}, nil
@@ -63,7 +62,7 @@ func startSync(ctx context.Context, h *Host, o Options) <-chan struct{} {
 		close(done)
 		return done
 	}
-	s := &syncer{v: h.v, o: so, mu: &h.syncMu, report: o.Report,
+	s := &syncer{v: h.v, o: so, turn: h.syncTurn, report: o.Report,
 		clock: syncClock{every: every, afterWrite: min(SyncAfterWrite, every)}}
 	o.Report(fmt.Errorf("background sync with %s every %s, and %s after a write",
 		describeRemote(h.v.Root(), so), every, s.clock.afterWrite))
@@ -89,7 +88,7 @@ func describeRemote(root string, o teamsync.Options) string {
 type syncer struct {
 	v      *vault.Vault
 	o      teamsync.Options
-	mu     *sync.Mutex // one sync at a time in the host: this one or `cairn sync`'s
+	turn   turn // one sync at a time in the host: this one or `cairn sync`'s
 	report func(error)
 	clock  syncClock
 
@@ -122,9 +121,11 @@ func (s *syncer) run(ctx context.Context) {
 // tried again at the next period), the end of failures, and every
 // conflict resolved (cairn sync prints those; here stderr is the place).
 func (s *syncer) syncOnce(ctx context.Context) {
-	s.mu.Lock()
+	if s.turn.take(ctx) != nil {
+		return // letting go of the vault
+	}
 	rep, err := teamsync.Sync(ctx, s.v, s.o)
-	s.mu.Unlock()
+	s.turn.give()
 	if ctx.Err() != nil {
 		return // letting go of the vault: the next host syncs
 	}

@@ -30,9 +30,9 @@ type Host struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// syncMu makes syncs take turns: `cairn sync` run here and the
+	// syncTurn makes syncs take turns: `cairn sync` run here and the
 	// background sync (startSync).
-	syncMu sync.Mutex
+	syncTurn turn
 
 	mu       sync.Mutex
 	conns    map[*hostConn]bool
@@ -57,7 +57,7 @@ func (hc *hostConn) send(r reply) error {
 
 func newHost(v *vault.Vault, reg *mcptools.Registry, version string) *Host {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Host{v: v, local: mcptools.Local{Vault: v, Reg: reg}, tokens: mcptools.NewTokenStore(v.Root()),
+	return &Host{syncTurn: make(turn, 1), v: v, local: mcptools.Local{Vault: v, Reg: reg}, tokens: mcptools.NewTokenStore(v.Root()),
 		version: version, ctx: ctx, cancel: cancel, conns: map[*hostConn]bool{}}
 }
 
@@ -72,12 +72,31 @@ func (h *Host) serve() {
 	}
 }
 
+// turn is a lock that can be waited for with a context: syncs take turns,
+// and one waiting gives up when its caller does.
+type turn chan struct{}
+
+func (t turn) take(ctx context.Context) error {
+	select {
+	case t <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (t turn) give() { <-t }
+
 // greetTimeout bounds the greeting: a process that connects and says
 // nothing does not hold a goroutine for long.
 const greetTimeout = 5 * time.Second
 
 func (h *Host) serveConn(c *net.UnixConn) {
 	defer c.Close()
+	// The connection's work ends with it: a `cairn sync` that was
+	// interrupted (its connection closed) stops its git commands.
+	ctx, cancel := context.WithCancel(h.ctx)
+	defer cancel()
 	if checkPeer(c) != nil {
 		return
 	}
@@ -119,7 +138,7 @@ func (h *Host) serveConn(c *net.UnixConn) {
 		}
 		go func() {
 			defer h.inflight.Done()
-			hc.send(h.run(req, hc))
+			hc.send(h.run(ctx, req, hc))
 		}()
 	}
 }
@@ -136,7 +155,7 @@ func (h *Host) enter() bool {
 }
 
 // run answers one request of an attached front end.
-func (h *Host) run(req request, hc *hostConn) reply {
+func (h *Host) run(ctx context.Context, req request, hc *hostConn) reply {
 	switch req.Op {
 	case opCall:
 		res := h.call(req.Claim, req.Tool, req.Args)
@@ -148,7 +167,7 @@ func (h *Host) run(req request, hc *hostConn) reply {
 	case opSearch:
 		return h.search(req)
 	case opSync:
-		return h.sync(req)
+		return h.sync(ctx, req)
 	case opReindex:
 		progress := func(stage string, done, total int) {
 			hc.send(reply{ID: req.ID, Op: opProgress, Stage: stage, Done: done, Total: total})
@@ -184,14 +203,16 @@ func (h *Host) callLocal(ctx context.Context, id mcptools.Identity, tool string,
 
 // sync runs `cairn sync` here, where the vault is: its writes and the
 // server's are one writer's (gitstore's write lock).
-func (h *Host) sync(req request) reply {
+func (h *Host) sync(ctx context.Context, req request) reply {
 	var o teamsync.Options
 	if err := json.Unmarshal(req.Args, &o); err != nil {
 		return reply{ID: req.ID, Error: fmt.Sprintf("sync arguments: %v", err)}
 	}
-	h.syncMu.Lock()
-	rep, err := teamsync.Sync(h.ctx, h.v, o)
-	h.syncMu.Unlock()
+	if err := h.syncTurn.take(ctx); err != nil {
+		return reply{ID: req.ID, Error: fmt.Sprintf("sync: waiting for the sync in progress: %v", err)}
+	}
+	rep, err := teamsync.Sync(ctx, h.v, o)
+	h.syncTurn.give()
 	b, _ := json.Marshal(rep)
 	r := reply{ID: req.ID, Result: b}
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -20,18 +22,51 @@ const (
 
 // tokenHelper answers git's credential "get" with $CAIRN_GIT_TOKEN, over
 // https only, or plain http to this machine's loopback names (a token sent
-// over plain http to another host is readable on the way). It ignores
-// "store" and "erase": the token is the caller's, not git's to keep or
-// forget. Run by git with sh, as any "!" helper.
+// over plain http to another host is readable on the way), and only for
+// the hosts of the remote being synced ($CAIRN_GIT_TOKEN_HOSTS, set by
+// Sync and Clone from the remote's URLs): a redirect, or a committed file
+// pointing a git extension (git-lfs's .lfsconfig) at another host, never
+// gets it. It ignores "store" and "erase": the token is the caller's, not
+// git's to keep or forget. Run by git with sh, as any "!" helper.
 const tokenHelper = `!f() { test "$1" = get || exit 0; p=; h=; ` +
 	`while IFS= read -r l; do case "$l" in protocol=*) p="${l#protocol=}";; host=*) h="${l#host=}";; esac; done; ` +
+	`ok=; for a in $` + tokenHostsEnv + `; do test "$a" = "$h" && ok=1; done; test -n "$ok" || exit 0; ` +
 	`case "$p" in https) ;; http) case "$h" in "localhost"|"localhost:"*|"127.0.0.1"|"127.0.0.1:"*|"[::1]"|"[::1]:"*) ;; *) exit 0;; esac;; *) exit 0;; esac; ` +
 	`printf 'username=%s\npassword=%s\n' "${` + UsernameEnv + `:-cairn}" "$` + TokenEnv + `"; }; f`
+
+// tokenHostsEnv names the hosts tokenHelper answers for, space-separated,
+// as git's credential protocol gives them (host[:port]).
+const tokenHostsEnv = "CAIRN_GIT_TOKEN_HOSTS"
+
+// tokenHosts are the host[:port] of the http(s) URLs among urls.
+func tokenHosts(urls ...string) string {
+	var hosts []string
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.ContainsAny(u.Host, " \t\n") {
+			continue
+		}
+		if !slices.Contains(hosts, u.Host) {
+			hosts = append(hosts, u.Host)
+		}
+	}
+	return strings.Join(hosts, " ")
+}
 
 // batchSSH is the ssh git runs when the user chose none (GIT_SSH_COMMAND,
 // GIT_SSH, core.sshCommand): the user's keys, agent and ~/.ssh/config as
 // always, but never a question (passphrase, password, unknown host key).
-const batchSSH = "ssh -o BatchMode=yes"
+// It gives up on a host that does not answer within 30 s, or stops
+// answering for a minute (ServerAlive: 4 probes 15 s apart): a sync never
+// hangs on a dead connection.
+const batchSSH = "ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 -o ServerAliveCountMax=4"
+
+// lowSpeed is git's http.lowSpeedLimit and http.lowSpeedTime when the user
+// set neither: a transfer under 1,000 bytes/s for 60 s is given up (a
+// server that accepts the connection and never answers would otherwise
+// hold the sync, and every sync after it, forever). GIT_HTTP_LOW_SPEED_*
+// in the environment still win.
+var lowSpeed = []string{"-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=60"}
 
 // ErrorKind says why a remote failed, so the message can say what to do.
 type ErrorKind int
@@ -44,11 +79,12 @@ const (
 	AuthFailed                   // HTTP 401/403, no credentials, SSH permission denied
 	NotFound                     // no repository at that address (or not visible to this account)
 	Untrusted                    // unknown or changed SSH host key, TLS certificate not trusted
+	Stalled                      // connected, then no answer (too slow, or cut)
 )
 
 func (k ErrorKind) String() string {
 	return [...]string{"failed", "no such remote", "remote unreachable", "authentication failed",
-		"repository not found", "server not trusted"}[k]
+		"repository not found", "server not trusted", "remote stopped answering"}[k]
 }
 
 // RemoteError is a fetch, push or clone that failed at the remote. Its
@@ -108,6 +144,8 @@ func (e *RemoteError) hint() string {
 		return "no credentials were accepted: set " + TokenEnv + ", or store them with git's credential helper"
 	case NotFound:
 		return "no repository at that address, or this account may not see it"
+	case Stalled:
+		return "the connection was made but the server stopped answering, or it was cut; nothing is half-done: the next sync starts again"
 	case Untrusted:
 		return "the server's SSH host key is unknown or changed, or its TLS certificate is not trusted: connect once with ssh or git to check and accept it; cairn never accepts one itself"
 	}
@@ -127,6 +165,8 @@ var kinds = []struct {
 		"permission denied (", "returned error: 401", "returned error: 403", "invalid username or password"}},
 	{NotFound, []string{"repository not found", "does not appear to be a git repository",
 		"repository not exported", "returned error: 404", "could not be found"}},
+	{Stalled, []string{"operation too slow", "timeout, server", "connection timed out during banner exchange",
+		"broken pipe", "connection reset by peer"}},
 	{Unreachable, []string{"could not resolve host", "unable to look up", "name or service not known",
 		"temporary failure in name resolution", "connection refused", "failed to connect", "couldn't connect",
 		"unable to connect", "connection timed out", "operation timed out", "no route to host", "network is unreachable"}},
@@ -227,6 +267,9 @@ func (g git) forRemote(ctx context.Context) (git, error) {
 	if os.Getenv(TokenEnv) != "" {
 		g.pre = append(g.pre[:len(g.pre):len(g.pre)], "-c", "credential.helper=", "-c", "credential.helper="+tokenHelper)
 	}
+	if own, _ := g.out(ctx, "config", "--get-regexp", `^http\.lowspeed`); own == "" {
+		g.pre = append(g.pre[:len(g.pre):len(g.pre)], lowSpeed...)
+	}
 	return g, nil
 }
 
@@ -241,6 +284,9 @@ func dial(ctx context.Context, root string, o Options) (git, error) {
 	if _, err := g.remoteURL(ctx, o.Remote, false); err != nil {
 		return g, err
 	}
+	fetchURL, _ := g.out(ctx, "remote", "get-url", o.Remote)
+	pushURL, _ := g.out(ctx, "remote", "get-url", "--push", o.Remote)
+	g.env = append(g.env[:len(g.env):len(g.env)], tokenHostsEnv+"="+tokenHosts(fetchURL, pushURL))
 	return g, g.checkBranch(ctx, o.Branch)
 }
 
@@ -298,6 +344,7 @@ func Clone(ctx context.Context, url, dir, branch string) error {
 	if err != nil {
 		return err
 	}
+	g.env = append(g.env[:len(g.env):len(g.env)], tokenHostsEnv+"="+tokenHosts(url))
 	args := []string{"clone", "--quiet", "--origin", "origin"}
 	if branch != "" {
 		if err := g.checkBranch(ctx, branch); err != nil {

@@ -15,6 +15,7 @@ import (
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	stdsync "sync"
@@ -285,5 +286,36 @@ func TestHTTPSRemote(t *testing.T) {
 	sync(t, a)
 	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the remote has %s", served)
+	}
+}
+
+// The token goes to the remote's own hosts only: a redirect or a git
+// extension pointed at another host (git-lfs's committed .lfsconfig) asks
+// git's credential helpers for that host and gets nothing from cairn's.
+func TestTheTokenHelperAnswersForTheRemotesHostsOnly(t *testing.T) {
+	tok := randomToken(t)
+	fill := func(hosts, protocol, host string) string {
+		cmd := exec.Command("git", "-c", "credential.helper=", "-c", "credential.helper="+tokenHelper, "credential", "fill")
+		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", TokenEnv+"="+tok, tokenHostsEnv+"="+hosts)
+		cmd.Stdin = strings.NewReader("protocol=" + protocol + "\nhost=" + host + "\n\n")
+		out, _ := cmd.Output()
+		return string(out)
+	}
+	hosts := tokenHosts("https://git.example.com/team/vault.git", "https://push.example.com:8443/team/vault.git", "ssh://git@git.example.com/x", "/srv/git/vault.git")
+	if hosts != "git.example.com push.example.com:8443" {
+		t.Fatalf("hosts %q", hosts)
+	}
+	for _, host := range []string{"git.example.com", "push.example.com:8443"} {
+		if got := fill(hosts, "https", host); !strings.Contains(got, "password="+tok) {
+			t.Fatalf("the remote's host %s got no token: %q", host, got)
+		}
+	}
+	for _, host := range []string{"lfs.example.net", "git.example.com:444", "push.example.com", "evil.example.com"} {
+		if got := fill(hosts, "https", host); strings.Contains(got, tok) {
+			t.Fatalf("another host %s got the token", host)
+		}
+	}
+	if got := fill("", "https", "git.example.com"); strings.Contains(got, tok) {
+		t.Fatal("with no remote hosts named, the token went out")
 	}
 }

@@ -22,10 +22,18 @@ type Options struct {
 	// Branch is the remote's branch to sync with; default the branch the
 	// vault has checked out (main when HEAD is detached).
 	Branch string `json:"branch,omitempty"`
-	// Retries bounds how often a push rejected because someone pushed
-	// first is integrated and tried again (default 3).
+	// Retries bounds the pushes tried when each is rejected because
+	// someone pushed first, integrating what they pushed in between
+	// (default 3).
 	Retries int `json:"retries,omitempty"`
+	// Timeout bounds the whole sync (default DefaultTimeout): git's own
+	// limits catch a stalled HTTP or SSH connection sooner, this catches
+	// anything else (git://, a server trickling bytes).
+	Timeout time.Duration `json:"timeout,omitempty"`
 }
+
+// DefaultTimeout bounds a sync unless Options.Timeout says otherwise.
+const DefaultTimeout = 10 * time.Minute
 
 // Report says what one sync did.
 type Report struct {
@@ -71,6 +79,22 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if o.Retries <= 0 {
 		o.Retries = 3
 	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	rep, err := syncOnce(ctx, v, o)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Killed mid-way, a fetch or push leaves nothing half-done (git
+		// updates a ref last); what landed here stays.
+		return rep, fmt.Errorf("sync: stopped after %s (the remote %q or the network stopped answering); the vault is sound and the next sync takes up from here: %w", o.Timeout, o.Remote, err)
+	}
+	return rep, err
+}
+
+// syncOnce is Sync within its deadline.
+func syncOnce(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	g, err := dial(ctx, v.Root(), o)
 	if err != nil {
 		return nil, err

@@ -41,7 +41,9 @@ vault with cairn init and pushes it with cairn sync.`,
 			if err != nil {
 				return err
 			}
-			if err := teamsync.Clone(cmd.Context(), url, dir, branch); err != nil {
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			if err := teamsync.Clone(ctx, url, dir, branch); err != nil {
 				undoClone(dir, created)
 				return fmt.Errorf("%w (nothing was kept in %s)", err, dir)
 			}
@@ -57,9 +59,6 @@ vault with cairn init and pushes it with cairn sync.`,
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "Cloned %s into %s: a vault of %d notes, its remote named origin.\n", url, dir, res.Notes)
 			printSetup(out, dir, res)
-			if b := currentBranch(dir); b != "" && b != "main" {
-				fmt.Fprintf(out, "The branch is %s: sync with cairn sync --vault %s --branch %s.\n", b, dir, b)
-			}
 			fmt.Fprintf(out, "Next: cairn serve --vault %s (cairn sync --vault %s fetches and pushes)\n", dir, dir)
 			return nil
 		},
@@ -118,17 +117,4 @@ func clonedVault(url, dir string) error {
 		return fmt.Errorf("URL: %s is an empty repository, not a vault yet: the first member runs cairn init DIR, git -C DIR remote add origin %s and cairn sync --vault DIR (nothing was kept in %s)", url, url, dir)
 	}
 	return fmt.Errorf("URL: %s is not a cairn vault (no %s and %s): one member runs cairn init on a clone of it and pushes (nothing was kept in %s)", url, vault.AccessFile, vault.ConfigFile, dir)
-}
-
-// currentBranch is the branch checked out in dir ("" when unknown).
-func currentBranch(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, ".git", "HEAD"))
-	if err != nil {
-		return ""
-	}
-	ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: refs/heads/")
-	if !ok {
-		return ""
-	}
-	return ref
 }

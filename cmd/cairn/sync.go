@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/teamsync"
@@ -35,15 +39,17 @@ vault has checked out.`,
 			if err := syncDefaults(cmd, dir, &o); err != nil {
 				return err
 			}
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
 			var rep *teamsync.Report
-			err := onVault(cmd.Context(), dir, vault.Options{},
+			err := onVault(ctx, dir, vault.Options{},
 				func(c *host.Client) (err error) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "syncing in the server that hosts the vault (pid %d)\n", c.HostPID())
-					rep, err = c.Sync(cmd.Context(), o)
+					rep, err = c.Sync(ctx, o)
 					return err
 				},
 				func(v *vault.Vault) (err error) {
-					rep, err = teamsync.Sync(cmd.Context(), v, o)
+					rep, err = teamsync.Sync(ctx, v, o)
 					return err
 				})
 			if rep != nil {
@@ -63,6 +69,14 @@ vault has checked out.`,
 	c.Flags().StringVar(&o.Branch, "branch", "", "the remote branch (default: sync.branch in .cairn/config.yaml, else the checked-out branch)")
 	c.Flags().BoolVar(&asJS, "json", false, "print the report as JSON")
 	return c
+}
+
+// interruptible is ctx ended by Ctrl-C or SIGTERM: git's processes run in
+// sessions of their own (no terminal can prompt), so the terminal's signal
+// never reaches them; ending the context kills them with their process
+// group instead of leaving a fetch or push running after cairn is gone.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 // syncDefaults fills the remote and branch the flags left out from the
