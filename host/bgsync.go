@@ -92,8 +92,9 @@ type syncer struct {
 	report func(error)
 	clock  syncClock
 
-	failed   string    // the last failure said, "" after a success
-	failedAt time.Time // when it was said
+	said     map[string]bool // files kept here already said (sayReport)
+	failed   string          // the last failure said, "" after a success
+	failedAt time.Time       // when it was said
 }
 
 // run syncs at once (what came while this process did not host, what was
@@ -142,6 +143,7 @@ func (s *syncer) syncOnce(ctx context.Context) {
 		}
 		s.report(errors.New(msg))
 	}
+	s.sayReport(rep)
 	switch {
 	case err != nil:
 		if msg := err.Error(); msg != s.failed || now.Sub(s.failedAt) >= repeatFailure {
@@ -151,6 +153,33 @@ func (s *syncer) syncOnce(ctx context.Context) {
 	case s.failed != "":
 		s.failed = ""
 		s.report(errors.New("background sync works again"))
+	}
+}
+
+// sayReport says on stderr what cairn sync would print besides conflicts:
+// access and settings changes that came in and were applied, ids given to
+// copied notes, and files kept here and never shared (each of those once
+// per process: it is said again by every sync until someone acts).
+func (s *syncer) sayReport(rep *teamsync.Report) {
+	if rep == nil {
+		return
+	}
+	for _, c := range rep.Settings {
+		s.report(fmt.Errorf("settings changed by the sync (applied): %s", c))
+	}
+	for _, c := range rep.IDs {
+		if c.Repaired {
+			s.report(fmt.Errorf("sync: %s repeated the id %s of %s; it has its own now, %s", c.Path, c.ID, c.Kept, c.NewID))
+		}
+	}
+	for _, p := range rep.Skipped {
+		if s.said == nil {
+			s.said = map[string]bool{}
+		}
+		if !s.said[p] {
+			s.said[p] = true
+			s.report(fmt.Errorf("sync: kept here, not shared: %s", p))
+		}
 	}
 }
 

@@ -171,13 +171,29 @@ func TestTheHostSyncsInTheBackground(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other, "acme/From a teammate.md"), []byte("# From a teammate\n\nquokka\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	access, err := os.ReadFile(filepath.Join(other, ".cairn", "access.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, ".cairn", "access.yaml"), append(access, "  dana:\n    acme: read\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitT(t, other, "add", "-A")
 	gitT(t, other, "commit", "-qm", "teammate")
 	gitT(t, other, "push", "-q", "origin", "main")
+	// A file here that is never shared (a symbolic link) is said, once.
+	if err := os.Symlink("/etc/hostname", filepath.Join(root, "acme", "link.txt")); err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, "the teammate's note arrives and is found", func() bool {
 		out, res := call(t, n, owner, "search", `{"query":"quokka"}`)
 		return !res.IsError && strings.Contains(fmt.Sprint(out["results"]), "From a teammate")
 	}, &said)
+
+	eventually(t, "the access change that came in is said", func() bool {
+		return said.count("settings changed by the sync (applied): .cairn/access.yaml") > 0
+	}, &said)
+	eventually(t, "the file kept here is said", func() bool { return said.count("kept here, not shared: acme/link.txt") > 0 }, &said)
 
 	// `cairn sync` beside the background one: they take turns.
 	c, v, err := Acquire(context.Background(), root, "test", vault.Options{}, time.Minute)
@@ -189,10 +205,13 @@ func TestTheHostSyncsInTheBackground(t *testing.T) {
 	if err != nil || !rep.Pushed {
 		t.Fatalf("cairn sync beside the background sync: %+v %v", rep, err)
 	}
-	if st := gitT(t, root, "status", "--porcelain"); st != "" {
+	if st := gitT(t, root, "status", "--porcelain"); st != "?? acme/link.txt" {
 		t.Fatalf("not clean:\n%s", st)
 	}
 	gitT(t, root, "fsck", "--strict", "--no-progress")
+	if n := said.count("kept here, not shared"); n != 1 {
+		t.Fatalf("the file kept here was said %d times, not once:\n%s", n, &said)
+	}
 	t.Logf("the node said:\n%s", &said)
 }
 
