@@ -85,6 +85,28 @@ func TestOtherFilesNeverBlockASync(t *testing.T) {
 			t.Fatalf("both versions of %s are not kept: %+v", c.Path, c)
 		}
 	}
+	// cairn doctor names each copy on both sides until it is deleted.
+	for _, v := range []*vault.Vault{a, b} {
+		found := strings.Join(conflictFindings(v), "\n")
+		for _, c := range rep.Conflicts {
+			if !strings.Contains(found, c.Copy+" is the other version of "+c.Path) {
+				t.Fatalf("doctor on %s does not name %s:\n%s", v.Root(), c.Copy, found)
+			}
+		}
+	}
+	var gone []gitstore.Change
+	for _, c := range rep.Conflicts {
+		gone = append(gone, gitstore.Change{Path: c.Copy, Delete: true})
+	}
+	if _, err := b.Store().Commit(gitstore.CommitRequest{Author: gitstore.Signature{Name: "bob", Email: "bob@x"}, Message: "resolved", Changes: gone}); err != nil {
+		t.Fatal(err)
+	}
+	settled(t, a, b)
+	for _, v := range []*vault.Vault{a, b} {
+		if found := conflictFindings(v); len(found) != 0 {
+			t.Fatalf("doctor on %s after the copies were deleted: %v", v.Root(), found)
+		}
+	}
 }
 
 // 500 notes changed on each side, some of them the same notes in

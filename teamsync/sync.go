@@ -361,6 +361,12 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 				keep = o
 			}
 			why = "changed on one side, deleted on the other: the change is kept"
+		case p == vault.AccessFile && accessMerges(b, o, t):
+			m, said, _ := vault.MergeAccess(b, o, t)
+			keep = m
+			if len(said) > 0 {
+				why = "access changed both ways, merged entry by entry, the lesser role kept where they differ: " + strings.Join(said, "; ")
+			}
 		case strings.HasSuffix(p, ".md"):
 			m, err := MergeNote(ctx, p, b, o, t)
 			if err != nil {
@@ -390,6 +396,13 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 	}
 	out, err := gi.out(ctx, "write-tree")
 	return out, conflicts, err
+}
+
+// accessMerges says whether the access file's versions can be merged
+// entry by entry (each one an access file).
+func accessMerges(base, ours, theirs []byte) bool {
+	_, _, err := vault.MergeAccess(base, ours, theirs)
+	return err == nil
 }
 
 // copyName is where the other side's version of p is kept:

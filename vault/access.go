@@ -72,6 +72,11 @@ func loadAccess(root string) (*Access, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseAccess(data)
+}
+
+// ParseAccess reads the content of an access file, checked.
+func ParseAccess(data []byte) (*Access, error) {
 	var a Access
 	if err := yaml.Unmarshal(data, &a); err != nil {
 		return nil, fmt.Errorf("%s: %w", AccessFile, err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -85,6 +86,7 @@ func (v *Vault) Doctor() []Finding {
 	for _, b := range broken {
 		add("warning", "frontmatter", "%s (read as it is; writes refused until fixed)", b)
 	}
+	conflicts = append(conflicts, v.fileConflictCopies()...)
 	for _, c := range conflicts {
 		add("warning", "conflicts", "%s", c)
 	}
@@ -161,6 +163,30 @@ func (v *Vault) unresolvedConflict(n *Note) string {
 	return fmt.Sprintf("%s is the other version of %s, kept by a sync conflict (commit %s) and not yet resolved: "+
 		"bring what you want of it into the note, then delete the copy (or remove its conflict_from key to keep both)",
 		n.Path, what, short(from))
+}
+
+// fileCopyName is a sync's copy of a file other than a note: "name
+// (conflict 2026-12-01 101500).ext", "… 101500 2).ext" (teamsync).
+var fileCopyName = regexp.MustCompile(`^(.*) \(conflict \d{4}-\d{2}-\d{2} \d{6}(?: \d+)?\)(\.[^/.]*)?$`)
+
+// fileConflictCopies are the copies a sync kept of files other than notes
+// changed both ways (an image, Obsidian's settings): they carry no
+// frontmatter to say so, their names do. They stay reported until deleted.
+func (v *Vault) fileConflictCopies() []string {
+	paths, err := v.store.Paths()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range paths {
+		m := fileCopyName.FindStringSubmatch(p)
+		if m == nil || isNotePath(p) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s is the other version of %s, kept by a sync conflict and not yet resolved: "+
+			"keep what you want of the two in %s, then delete the copy", p, m[1]+m[2], m[1]+m[2]))
+	}
+	return out
 }
 
 func short(h string) string {

@@ -1,0 +1,71 @@
+package vault
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMergeAccessEntryByEntryFailingClosed(t *testing.T) {
+	base := []byte("owner: alice\nmembers:\n  sam:\n    acme/platform: write\n  camille:\n    acme: read\nbanks:\n  sam: [ops]\n")
+	ours := []byte("owner: alice\nmembers:\n  camille:\n    acme: read\n    acme/launch: write\nbanks:\n  sam: [ops, sales]\n")                                           // sam revoked; camille granted launch; sam gets the sales bank
+	theirs := []byte("owner: alice\nmembers:\n  sam:\n    acme/platform: write\n    acme/infra: read\n  camille:\n    acme: write\n  dana:\n    acme: read\nbanks: {}\n") // sam gets infra; camille raised; dana added; sam's ops bank removed
+	out, said, err := MergeAccess(base, ours, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseAccess(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := map[string]map[string]string{
+		"sam":     {"acme/infra": "read"},                    // the revocation of platform stands; infra came in
+		"camille": {"acme": "write", "acme/launch": "write"}, // each side's change
+		"dana":    {"acme": "read"},
+	}
+	for who, projects := range want {
+		for p, role := range projects {
+			if m.Members[who][p] != role {
+				t.Errorf("%s on %s: %q, want %q\n%s", who, p, m.Members[who][p], role, out)
+			}
+		}
+		if len(m.Members[who]) != len(projects) {
+			t.Errorf("%s: %v, want %v", who, m.Members[who], projects)
+		}
+	}
+	if !slices.Equal(m.Banks["sam"], []string{"sales"}) {
+		t.Errorf("sam's banks %v, want [sales] (ops removed there, sales added here)", m.Banks["sam"])
+	}
+	if len(said) != 0 {
+		t.Errorf("nothing changed both ways, yet: %v", said)
+	}
+
+	// The same entry changed both ways: the lesser role stays, and it is said.
+	ours = []byte("owner: alice\nmembers:\n  sam:\n    acme/platform: read\n  camille:\n    acme: read\n")
+	theirs = []byte("owner: bob\nmembers:\n  camille:\n    acme: write\n  sam:\n    acme/infra: write\n")
+	if out, _, err = MergeAccess([]byte("owner: [alice"), ours, theirs); err == nil {
+		t.Fatalf("a base that is not an access file merged: %s", out)
+	}
+	out, said, err = MergeAccess(base, ours, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = ParseAccess(out)
+	if _, ok := m.Members["sam"]["acme/platform"]; ok || m.Members["sam"]["acme/infra"] != "write" || m.Owner != "bob" {
+		t.Fatalf("merged:\n%s", out)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "sam on acme/platform: read here, none there; none kept") {
+		t.Fatalf("said %q", said)
+	}
+	// A revocation against a raise: revoked.
+	ours = []byte("owner: alice\nmembers:\n  camille:\n    acme: read\n")
+	theirs = []byte("owner: alice\nmembers:\n  sam:\n    acme/platform: write\n    acme/infra: read\n  camille:\n    acme: read\n")
+	out, said, err = MergeAccess([]byte("owner: alice\nmembers:\n  sam:\n    acme/platform: read\n  camille:\n    acme: read\n"), ours, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = ParseAccess(out)
+	if _, ok := m.Members["sam"]["acme/platform"]; ok || m.Members["sam"]["acme/infra"] != "read" || len(said) != 1 {
+		t.Fatalf("a revocation against a raise:\n%s\n%v", out, said)
+	}
+}
