@@ -30,8 +30,9 @@ type Merged struct {
 }
 
 // unionKeys are the frontmatter lists whose changes on both sides merge
-// as a union (ours first, then what theirs added) instead of conflicting.
-var unionKeys = []string{"tags", "aliases"}
+// as a union (ours first, then what theirs added) instead of conflicting:
+// tags, aliases, and the links to a note's conflict copies.
+var unionKeys = []string{"tags", "aliases", vault.ConflictsKey}
 
 // MergeNote merges a note changed on both sides since base (nil when
 // both sides created it). The body merges line by line as git does

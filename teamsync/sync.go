@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
+	"gopkg.in/yaml.v3"
 )
 
 // Options for Sync.
@@ -391,11 +392,43 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 			if err := gi.stage(ctx, c.Copy, copyOf); err != nil {
 				return "", nil, err
 			}
+			if linked, ok := linkCopy(keep, c.Copy); ok {
+				if err := gi.stage(ctx, p, linked); err != nil {
+					return "", nil, err
+				}
+			}
 		}
 		conflicts = append(conflicts, c)
 	}
 	out, err := gi.out(ctx, "write-tree")
 	return out, conflicts, err
+}
+
+// linkCopy adds a link to the copy (its file name, which the time stamp
+// makes unique) to the note's conflicts list (vault.ConflictsKey). A note whose frontmatter
+// cannot be read, or whose conflicts key is not a list, is left as it is.
+func linkCopy(note []byte, copyPath string) ([]byte, bool) {
+	if !strings.HasSuffix(copyPath, ".md") {
+		return nil, false
+	}
+	n := vault.ParseNote("note.md", note)
+	if n.FrontmatterError() != nil {
+		return nil, false
+	}
+	var items []string
+	if k := n.KeyNode(vault.ConflictsKey); k != nil {
+		if k.Kind != yaml.SequenceNode {
+			return nil, false
+		}
+		for _, it := range k.Content {
+			items = append(items, it.Value)
+		}
+	}
+	items = append(items, "[["+strings.TrimSuffix(path.Base(copyPath), ".md")+"]]")
+	if n.SetKey(vault.ConflictsKey, vault.ListNode(items)) != nil {
+		return nil, false
+	}
+	return n.Render(), true
 }
 
 // accessMerges says whether the access file's versions can be merged

@@ -2,6 +2,7 @@ package teamsync
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,6 +71,14 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 		copies[c.Path] = c.Copy
 	}
 	settled(t, a, b)
+	// The note kept in place links to its copy.
+	for p, cp := range copies {
+		link := "[[" + strings.TrimSuffix(filepath.Base(cp), ".md") + "]]"
+		n := vault.ParseNote(p, []byte(read(t, a, p)))
+		if k := n.KeyNode(vault.ConflictsKey); k == nil || len(k.Content) != 1 || k.Content[0].Value != link {
+			t.Fatalf("%s does not list its copy %s under conflicts:\n%s", p, link, read(t, a, p))
+		}
+	}
 
 	for _, v := range []*vault.Vault{a, b} {
 		side := v.Root()
@@ -134,4 +143,25 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 			t.Fatalf("%s: resolved conflicts still reported: %q", v.Root(), found)
 		}
 	}
+	// The link to the deleted copy is said, and doctor --fix removes it;
+	// the link to the copy kept as a note stays.
+	said := ""
+	for _, f := range a.Doctor() {
+		if f.Check == "conflict links" {
+			said += f.Message
+		}
+	}
+	if !strings.Contains(said, cdn+" still lists [["+strings.TrimSuffix(filepath.Base(copies[cdn]), ".md")+"]]") {
+		t.Fatalf("doctor does not say the link to the deleted copy: %q", said)
+	}
+	if _, err := a.Repair(); err != nil {
+		t.Fatal(err)
+	}
+	if n := vault.ParseNote(cdn, []byte(read(t, a, cdn))); n.KeyNode(vault.ConflictsKey) != nil {
+		t.Fatalf("doctor --fix left the link to the deleted copy:\n%s", read(t, a, cdn))
+	}
+	if n := vault.ParseNote(flags, []byte(read(t, a, flags))); n.KeyNode(vault.ConflictsKey) == nil {
+		t.Fatalf("doctor --fix removed the link to the copy kept as a note:\n%s", read(t, a, flags))
+	}
+	settled(t, a, b)
 }

@@ -59,7 +59,7 @@ func (v *Vault) Doctor() []Finding {
 	if fi, err := os.Stat(filepath.Join(v.root, TokensFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", TokensFile, fi.Mode().Perm())
 	}
-	var broken, conflicts []string
+	var broken, conflicts, resolved []string
 	notes := 0
 	v.catMu.Lock()
 	paths := make([]string, 0, len(v.cat.entries))
@@ -80,6 +80,9 @@ func (v *Vault) Doctor() []Finding {
 			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
 		} else if c := v.unresolvedConflict(n); c != "" {
 			conflicts = append(conflicts, c)
+		} else if stale := v.staleConflictLinks(n); len(stale) > 0 {
+			resolved = append(resolved, fmt.Sprintf("%s still lists %s under %s, deleted: the conflict is resolved (doctor --fix removes the entry)",
+				p, strings.Join(stale, ", "), ConflictsKey))
 		}
 	}
 	add("ok", "notes", "%d notes", notes)
@@ -89,6 +92,9 @@ func (v *Vault) Doctor() []Finding {
 	conflicts = append(conflicts, v.fileConflictCopies()...)
 	for _, c := range conflicts {
 		add("warning", "conflicts", "%s", c)
+	}
+	for _, c := range resolved {
+		add("info", "conflict links", "%s", c)
 	}
 	for _, c := range v.DuplicateIDs() {
 		add("warning", "ids", "%s repeats the id %s of %s, which keeps it; it is known by %s, which cairn sync or doctor --fix writes into its file", c.Path, c.ID, c.Kept, c.NewID)

@@ -86,6 +86,13 @@ func (v *Vault) Repair() ([]string, error) {
 			did = append(did, fmt.Sprintf("gave %s an id of its own, %s (it repeated the id %s of %s)", c.Path, c.NewID, c.ID, c.Kept))
 		}
 	}
+	if err != nil {
+		return did, err
+	}
+	cleaned, err := v.removeStaleConflictLinks()
+	if len(cleaned) > 0 {
+		did = append(did, fmt.Sprintf("removed the links to deleted conflict copies from %s", abbreviate(cleaned, 5)))
+	}
 	return did, err
 }
 
