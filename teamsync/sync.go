@@ -216,7 +216,7 @@ func (g git) changedFiles(ctx context.Context) ([]string, error) {
 func fetch(ctx context.Context, g git, o Options, rep *Report) (string, error) {
 	if err := g.run(ctx, nil, "fetch", "--quiet", o.Remote, o.Branch); err != nil {
 		if strings.Contains(err.Error(), "couldn't find remote ref") {
-			return "", nil
+			return "", noSuchBranch(ctx, g, o)
 		}
 		return "", g.remoteErr(ctx, "fetch", o.Remote, false, here(rep, false), err)
 	}
@@ -226,6 +226,25 @@ func fetch(ctx context.Context, g git, o Options, rep *Report) (string, error) {
 	}
 	rep.Fetched = theirs
 	return theirs, nil
+}
+
+// noSuchBranch is nil when the remote has no branch at all (an empty
+// repository: the push creates the branch), and an error naming the
+// branches it has otherwise: a mistyped --branch or sync.branch would
+// push a branch of its own that nobody else syncs, and report success.
+func noSuchBranch(ctx context.Context, g git, o Options) error {
+	out, err := g.out(ctx, "ls-remote", "--heads", o.Remote)
+	if err != nil || out == "" {
+		return nil
+	}
+	var heads []string
+	for _, l := range strings.Split(out, "\n") {
+		if _, ref, ok := strings.Cut(l, "\trefs/heads/"); ok {
+			heads = append(heads, ref)
+		}
+	}
+	return fmt.Errorf("sync: branch %q: the remote %q has no such branch (it has %s); give --branch (or sync.branch in %s), or push it once with git push %s %s; nothing changed here",
+		o.Branch, o.Remote, strings.Join(heads, ", "), vault.ConfigFile, o.Remote, o.Branch)
 }
 
 // integrate brings the remote's commits (theirs, fetched) into the vault:
@@ -283,6 +302,11 @@ type mergeSignature struct {
 // without a marker (resolve). It returns the commit and the conflicts
 // resolved in it.
 func merge(ctx context.Context, g git, sign mergeSignature, ours, theirs string) (string, []Conflict, error) {
+	base, err := g.out(ctx, "merge-base", ours, theirs)
+	if err != nil || base == "" {
+		return "", nil, fmt.Errorf("sync: this vault and the remote's branch share no history: it was not cloned from the remote " +
+			"(cairn clone URL DIR makes a clone of the team's vault; move these notes into it); nothing was merged")
+	}
 	out, err := g.outAllowing(ctx, 1, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
 	if err != nil {
 		return "", nil, fmt.Errorf("sync: merge: %w", err)
@@ -295,7 +319,6 @@ func merge(ctx context.Context, g git, sign mergeSignature, ours, theirs string)
 			conflicted = append(conflicted, p)
 		}
 	}
-	base, _ := g.out(ctx, "merge-base", ours, theirs)
 	var conflicts []Conflict
 	if len(conflicted) > 0 {
 		if tree, conflicts, err = resolve(ctx, g, tree, base, ours, theirs, conflicted); err != nil {
@@ -370,12 +393,14 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 			}
 		case strings.HasSuffix(p, ".md"):
 			m, err := MergeNote(ctx, p, b, o, t)
-			if err != nil {
-				return "", nil, err
-			}
-			keep = m.Content
-			if m.Conflict {
-				copyOf, why = conflictCopy(t, theirs), m.Why
+			switch {
+			case err != nil:
+				// Not text git can merge (a NUL byte): both kept whole.
+				keep, copyOf, why = o, conflictCopy(t, theirs), "changed on both sides, and not text that merges line by line"
+			case m.Conflict:
+				keep, copyOf, why = m.Content, conflictCopy(t, theirs), m.Why
+			default:
+				keep = m.Content
 			}
 		default:
 			keep, copyOf, why = o, t, "changed on both sides"
