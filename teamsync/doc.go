@@ -3,7 +3,8 @@
 // losing either side of a conflict. It sits on top of vault's exported API
 // and gitstore.
 //
-// Sync runs once, in the process holding the vault: the git command line
+// Sync runs once, in the process holding the vault (cairn sync, through
+// the host when one runs; the host's background sync, host/bgsync.go): the git command line
 // fetches and pushes (so SSH keys, agents and credential helpers work as
 // they do for git) and merges (git merge-tree, git merge-file: go-git has
 // no three-way merge); gitstore.Advance moves the vault to the result.
@@ -11,5 +12,4 @@
 // with CAIRN_GIT_TOKEN or git's credential helpers, git://) so that it
 // never prompts, and turns its failures into RemoteErrors that say which
 // remote failed, why, and that nothing changed here.
-// Not yet: the command, background syncing, going through the host.
 package teamsync

@@ -9,9 +9,9 @@ import (
 )
 
 // guarded are the committed files that decide what a server lets each
-// principal do (.cairn/access.yaml) and where it sends data
-// (.cairn/config.yaml: the embedder's URL and the environment variable
-// whose value it sends as a key). A change to them that arrives by sync is
+// principal do (.cairn/access.yaml) and how it runs (.cairn/config.yaml;
+// where it sends data and which secret it sends are per machine, in
+// .cairn/local.yaml: docs/security.md). A change to them that arrives by sync is
 // applied like any other change (whoever can push can already read and
 // rewrite every file; docs/security.md, "A shared repository"), and named
 // in the report with who made it, so the people running a server see it.
