@@ -42,6 +42,7 @@ type Report struct {
 	Incoming  []string   `json:"incoming,omitempty"`  // paths changed by what came in
 	Merge     string     `json:"merge,omitempty"`     // the merge commit, when histories had diverged
 	Pushed    bool       `json:"pushed"`              // the remote branch now holds this vault's HEAD
+	Outgoing  []string   `json:"outgoing,omitempty"`  // paths the push changed on the remote (every file of a first push)
 	UpToDate  bool       `json:"upToDate,omitempty"`  // it did already: nothing was sent
 	Conflicts []Conflict `json:"conflicts,omitempty"` // conflicts resolved (nothing lost)
 	// Settings are the incoming commits that changed access or the
@@ -136,9 +137,13 @@ func syncOnce(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 			rep.Pushed, rep.UpToDate = true, true
 			return rep, nil
 		}
+		out, outErr := outgoing(ctx, g, theirs)
 		err = g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
 		if err == nil {
 			rep.Pushed = true
+			if outErr == nil {
+				rep.Outgoing = out
+			}
 			return rep, nil
 		}
 		if !rejected(err) {
@@ -226,6 +231,26 @@ func fetch(ctx context.Context, g git, o Options, rep *Report) (string, error) {
 	}
 	rep.Fetched = theirs
 	return theirs, nil
+}
+
+// outgoing lists the paths HEAD changes from the remote's commit theirs
+// ("" for a remote with no branch yet: every file).
+func outgoing(ctx context.Context, g git, theirs string) ([]string, error) {
+	args := []string{"diff", "--name-only", "--no-renames", "-z", theirs, "HEAD"}
+	if theirs == "" {
+		args = []string{"ls-tree", "-r", "--name-only", "-z", "HEAD"}
+	}
+	out, err := g.out(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
 }
 
 // noSuchBranch is nil when the remote has no branch at all (an empty

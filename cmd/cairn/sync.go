@@ -145,7 +145,14 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 	case rep.UpToDate:
 		fmt.Fprintln(out, "out:  nothing to push")
 	case rep.Pushed:
-		fmt.Fprintln(out, "out:  pushed")
+		fmt.Fprintf(out, "out:  pushed (%d files changed there)\n", len(rep.Outgoing))
+		for i, p := range rep.Outgoing {
+			if i == 20 {
+				fmt.Fprintf(out, "      and %d more\n", len(rep.Outgoing)-i)
+				break
+			}
+			fmt.Fprintf(out, "      %s\n", p)
+		}
 	}
 }
 

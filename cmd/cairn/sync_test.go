@@ -29,7 +29,7 @@ func TestSyncTranscript(t *testing.T) {
 	defer srv.stop()
 	srv.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"project":"acme/platform","body":"# Synced note\n\nwritten on b through its server"}}}`, `"versionToken`)
 	out, errOut := run(t, true, "sync", "--vault", b)
-	if !strings.Contains(out, "out:  pushed") || !strings.Contains(errOut, "syncing in the server that hosts the vault") {
+	if !strings.Contains(out, "out:  pushed (1 files changed there)") || !strings.Contains(out, "Synced note.md") || !strings.Contains(errOut, "syncing in the server that hosts the vault") {
 		t.Fatalf("sync through b's server:\n%s\n%s", out, errOut)
 	}
 	out, _ = run(t, true, "sync", "--vault", a)
@@ -47,6 +47,27 @@ func TestSyncTranscript(t *testing.T) {
 	_, errOut = run(t, false, "sync", "--vault", a, "--remote", "nowhere")
 	if !strings.Contains(errOut, "nowhere") || !strings.Contains(errOut, "nothing changed here") {
 		t.Fatalf("sync with a missing remote: %s", errOut)
+	}
+	// The same line changed on both sides, by hand: the conflict and where
+	// the other version went are printed.
+	note := "acme/infra/decisions/Decision CDN provider.md"
+	for _, side := range []struct{ dir, says string }{{a, "Alice says yes."}, {b, "Bob says no."}} {
+		p := filepath.Join(side.dir, note)
+		old, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(old), "\n")
+		lines[len(lines)-2] = side.says
+		os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644)
+		past := time.Now().Add(-time.Minute)
+		os.Chtimes(p, past, past)
+	}
+	run(t, true, "sync", "--vault", a)
+	srv.stop()
+	out, _ = run(t, true, "sync", "--vault", b)
+	if !strings.Contains(out, "conflict: "+note) || !strings.Contains(out, "the other version is kept in acme/infra/decisions/Decision CDN provider (conflict ") {
+		t.Fatalf("the conflict is not printed:\n%s", out)
 	}
 	git(t, a, "fsck", "--strict")
 	if st := git(t, a, "status", "--porcelain"); st != "" {
