@@ -186,8 +186,8 @@ func (v *Vault) fileConflictCopies() []string {
 	var out []string
 	for _, p := range paths {
 		m := fileCopyName.FindStringSubmatch(p)
-		if m == nil || isNotePath(p) {
-			continue
+		if m == nil || strings.HasSuffix(p, ".md") || strings.HasPrefix(p, TrashDir+"/") {
+			continue // notes say so in their frontmatter; the trash holds what was resolved
 		}
 		out = append(out, fmt.Sprintf("%s is the other version of %s, kept by a sync conflict and not yet resolved: "+
 			"keep what you want of the two in %s, then delete the copy", p, m[1]+m[2], m[1]+m[2]))
