@@ -40,6 +40,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -58,6 +59,16 @@ type config struct {
 	sample     string
 	keep       bool
 	seed       int64
+
+	mode          string
+	data          string
+	notes         []int
+	words         int
+	serveNotes    int
+	history       int
+	vectorsWithin time.Duration
+	pushClones    []int
+	pushFor       time.Duration
 }
 
 func main() {
@@ -74,7 +85,21 @@ func main() {
 	flag.StringVar(&c.sample, "sample", "sample-vault", "the vault the remote is seeded with")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary folder (its path is printed)")
 	flag.Int64Var(&c.seed, "seed", 1, "seed of the agents' choices")
+	flag.StringVar(&c.mode, "mode", "team", "team (the simulated team), scale (size and clone times), push (push rate), shallow (a shallow clone)")
+	flag.StringVar(&c.data, "data", "../shared/data/locomo10.json", "LoCoMo file, for the generated notes' sentences (scale)")
+	notes := flag.String("notes", "10000,100000", "sizes of the generated vaults, in notes (scale)")
+	flag.IntVar(&c.words, "words", 300, "words per generated note (scale)")
+	flag.IntVar(&c.serveNotes, "serve-notes", 10000, "the size at which cairn clone and the first cairn serve are timed (scale; 0: none)")
+	flag.IntVar(&c.history, "history", 0, "commits added to the first size's vault, one note edited in each, measured again (scale; 0: none)")
+	flag.DurationVar(&c.vectorsWithin, "vectors-within", 10*time.Minute, "how long the first serve is given to make every vector (scale)")
+	pushClones := flag.String("push-clones", "1,10,20", "clones pushing at once, one round per number (push)")
+	flag.DurationVar(&c.pushFor, "push-for", 30*time.Second, "how long each push round lasts (push)")
 	flag.Parse()
+	var err error
+	if c.notes, err = ints("-notes", *notes); err == nil {
+		c.pushClones, err = ints("-push-clones", *pushClones)
+	}
+	must(err)
 	if c.clones < 1 || c.shared < 1 || c.editShare < 0 || c.editShare > 1 || c.writeEvery <= 0 || c.poll <= 0 {
 		must(fmt.Errorf("-clones and -shared must be ≥ 1, -edit-share in [0, 1], -write-every and -poll > 0"))
 	}
@@ -86,7 +111,26 @@ func main() {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	ok, err := run(c, tmp)
+	bin := filepath.Join(tmp, "cairn")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cairn").CombinedOutput(); err != nil {
+		must(fmt.Errorf("build cairn: %w\n%s", err, out))
+	}
+	ok := true
+	switch c.mode {
+	case "team":
+		ok, err = run(c, tmp, bin)
+	case "scale":
+		err = runScale(c, tmp, bin)
+	case "push":
+		err = runPush(c, tmp)
+	case "shallow":
+		err = runShallow(c, tmp, bin)
+	default:
+		err = fmt.Errorf("-mode %q: want team, scale, push or shallow", c.mode)
+	}
+	if err != nil && !c.keep {
+		os.RemoveAll(tmp)
+	}
 	must(err)
 	if !ok {
 		if !c.keep {
@@ -98,11 +142,7 @@ func main() {
 
 // run sets the team up, lets the agents write, settles and checks. It
 // says whether every check passed; an error is a failure to measure.
-func run(c config, tmp string) (bool, error) {
-	bin := filepath.Join(tmp, "cairn")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cairn").CombinedOutput(); err != nil {
-		return false, fmt.Errorf("build cairn: %w\n%s", err, out)
-	}
+func run(c config, tmp, bin string) (bool, error) {
 	remote := filepath.Join(tmp, "remote.git")
 	if err := seed(c, tmp, remote); err != nil {
 		return false, err
@@ -198,6 +238,19 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// ints parses a comma-separated list of positive numbers given as flag.
+func ints(flag, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: %q is not a positive number", flag, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // errOut receives progress, so that stdout holds only the tables.

@@ -74,8 +74,13 @@ func (p *proc) call(tool string, args map[string]any, out any) error {
 		return fmt.Errorf("%s on %s: %w", tool, p.name, err)
 	}
 	if res.IsError {
-		b, _ := json.Marshal(res.StructuredContent)
-		return fmt.Errorf("%s on %s: isError %s %v", tool, p.name, b, res.Content)
+		var text []string
+		for _, c := range res.Content {
+			if t, ok := c.(mcp.TextContent); ok {
+				text = append(text, t.Text)
+			}
+		}
+		return fmt.Errorf("%s on %s: isError: %s", tool, p.name, strings.Join(text, " "))
 	}
 	if out == nil {
 		return nil
