@@ -59,7 +59,7 @@ func (t *team) check(acks []ack, refused *refusals, w *watch, st settled) *resul
 			case strings.Contains(l, "sync conflict:"):
 				r.conflictsLogged++
 			case strings.Contains(l, "background sync failed"):
-				r.syncFailures = append(r.syncFailures, c.name+": "+l)
+				r.syncFailures = append(r.syncFailures, c.name+": "+strings.TrimSpace(l))
 			}
 		}
 	}
