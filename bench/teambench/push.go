@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -33,7 +34,7 @@ type pushRow struct {
 // vaults opened in this process, as a server holds them.
 func runPush(c config, tmp string) error {
 	fmt.Printf("%d CPUs, load average %s; each clone: commit one new note, then teamsync.Sync (fetch, merge, push) until its push is accepted, at once again; for %s\n\n",
-		2, loadavg(), c.pushFor)
+		runtime.NumCPU(), loadavg(), c.pushFor)
 	var rows []pushRow
 	for _, k := range c.pushClones {
 		fmt.Fprintf(errOut, "teambench: %d clones pushing for %s\n", k, c.pushFor)

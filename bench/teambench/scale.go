@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -43,7 +44,7 @@ func runScale(c config, tmp, bin string) error {
 	}
 	defer srv.Close()
 	fmt.Printf("%d CPUs, load average %s; notes of ~%d words (bench/corpus) in one commit; remotes packed by a full clone (what a push to a git host makes)\n\n",
-		2, loadavg(), c.words)
+		runtime.NumCPU(), loadavg(), c.words)
 	var rows []scaleRow
 	for _, n := range c.notes {
 		fmt.Fprintf(errOut, "teambench: generating %d notes\n", n)
