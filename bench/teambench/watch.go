@@ -165,6 +165,7 @@ func refreshShared(s *sharedDir, dir string) {
 func (w *watch) reach() (d []time.Duration, unseen int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	unseen = len(w.fresh) // acknowledged after the last poll
 	for _, t := range w.all {
 		if t.left > 0 {
 			unseen++
