@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path"
@@ -24,8 +25,8 @@ type Options struct {
 	// vault has checked out (main when HEAD is detached).
 	Branch string `json:"branch,omitempty"`
 	// Retries bounds the pushes tried when each is rejected because
-	// someone pushed first, integrating what they pushed in between
-	// (default 3).
+	// someone pushed first, integrating what they pushed in between, with
+	// a growing random pause (default 5).
 	Retries int `json:"retries,omitempty"`
 	// Timeout bounds the whole sync (default DefaultTimeout): git's own
 	// limits catch a stalled HTTP or SSH connection sooner, this catches
@@ -79,7 +80,7 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 		o.Branch = CurrentBranch(ctx, v.Root())
 	}
 	if o.Retries <= 0 {
-		o.Retries = 3
+		o.Retries = 5
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -152,7 +153,12 @@ func syncOnce(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 		if attempt+1 >= o.Retries {
 			return rep, fmt.Errorf("sync: push to %s: rejected %d times (others pushed first each time); %s: %w", o.Remote, o.Retries, here(rep, true), err)
 		}
-		// Someone pushed first: integrate that too, then push again.
+		// Someone pushed first: integrate that too, then push again, after
+		// a random pause that grows with each try, so clones that keep
+		// racing for the remote spread out instead of colliding again.
+		if err := backoff(ctx, attempt); err != nil {
+			return rep, fmt.Errorf("sync: push to %s: %w; %s", o.Remote, err, here(rep, true))
+		}
 	}
 }
 
@@ -231,6 +237,17 @@ func fetch(ctx context.Context, g git, o Options, rep *Report) (string, error) {
 	}
 	rep.Fetched = theirs
 	return theirs, nil
+}
+
+// backoff waits a random time under 250 ms × 2^attempt (capped at 4 s).
+func backoff(ctx context.Context, attempt int) error {
+	limit := min(250*time.Millisecond<<attempt, 4*time.Second)
+	select {
+	case <-time.After(time.Duration(rand.Int64N(int64(limit)))):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // outgoing lists the paths HEAD changes from the remote's commit theirs
