@@ -172,6 +172,9 @@ func (s *syncer) sayReport(rep *teamsync.Report) {
 			s.report(fmt.Errorf("sync: %s repeated the id %s of %s; it has its own now, %s", c.Path, c.ID, c.Kept, c.NewID))
 		}
 	}
+	for _, p := range rep.Refused {
+		s.report(fmt.Errorf("sync: refused %s from the remote: it belongs to the machine that committed it; left out, and out of the shared branch", p))
+	}
 	for _, p := range rep.Skipped {
 		if s.said == nil {
 			s.said = map[string]bool{}

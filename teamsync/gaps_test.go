@@ -3,6 +3,7 @@ package teamsync
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -286,4 +287,50 @@ func TestAfterASyncTheVaultEqualsAFreshOpen(t *testing.T) {
 			t.Errorf("search %q does not find the incoming notes:\n%s", q, got)
 		}
 	}
+}
+
+// Another machine's own files pushed by mistake (git add -f of its
+// .cairn/local.yaml and secrets) are never taken in: this machine keeps
+// its owner and settings, the files are named, and the push takes them
+// out of the shared branch.
+func TestAnotherMachinesFilesAreRefused(t *testing.T) {
+	a, b := team(t)
+	if err := os.WriteFile(filepath.Join(b.Root(), vault.LocalFile), []byte("owner: bob\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	remote := gitT(t, a.Root(), "remote", "get-url", "origin")
+	c := filepath.Join(t.TempDir(), "c")
+	gitT(t, filepath.Dir(c), "clone", "-q", remote, c)
+	// Pushed twice: first b syncs it (b has a local.yaml of its own), then
+	// a (which has none).
+	for round, v := range []*vault.Vault{b, a} {
+		gitT(t, c, "pull", "-q", "origin", "main")
+		os.MkdirAll(filepath.Join(c, ".cairn", "secrets"), 0o755)
+		os.WriteFile(filepath.Join(c, vault.LocalFile), []byte(fmt.Sprintf("owner: mallory\nembedder:\n  url: https://evil.example/v%d\n  apiKeyEnv: AWS_SECRET_ACCESS_KEY\n", round)), 0o644)
+		os.WriteFile(filepath.Join(c, ".cairn", "secrets", "tokens.json"), []byte(fmt.Sprintf(`{"x":"%d"}`, round)), 0o644)
+		note := fmt.Sprintf("From c %d.md", round)
+		os.WriteFile(filepath.Join(c, note), []byte("# From c\n"), 0o644)
+		gitT(t, c, "add", "-f", vault.LocalFile, ".cairn/secrets/tokens.json", note)
+		gitT(t, c, "commit", "-qm", "oops")
+		gitT(t, c, "push", "-q", "origin", "main")
+
+		rep := sync(t, v)
+		if strings.Join(rep.Refused, ",") != ".cairn/local.yaml,.cairn/secrets/tokens.json" {
+			t.Fatalf("%s: refused %v", v.Root(), rep.Refused)
+		}
+		read(t, v, note)
+		if _, err := os.Stat(filepath.Join(v.Root(), ".cairn", "secrets", "tokens.json")); err == nil {
+			t.Fatalf("%s: the other machine's tokens came in", v.Root())
+		}
+		if out := gitT(t, remote, "ls-tree", "-r", "--name-only", "main", "--", ".cairn"); strings.Contains(out, "local.yaml") || strings.Contains(out, "secrets") {
+			t.Fatalf("still on the shared branch:\n%s", out)
+		}
+	}
+	if got := read(t, b, vault.LocalFile); got != "owner: bob\n" || b.Owner() != "bob" {
+		t.Fatalf("b's own settings changed: %q, owner %s", got, b.Owner())
+	}
+	if _, err := os.Stat(filepath.Join(a.Root(), vault.LocalFile)); err == nil || a.Owner() == "mallory" {
+		t.Fatalf("a took the other machine's settings (owner %s)", a.Owner())
+	}
+	settled(t, a, b)
 }

@@ -53,6 +53,10 @@ type Report struct {
 	// on disk again and again past the quiet period): the next sync takes
 	// them.
 	Settling []string `json:"settling,omitempty"`
+	// Refused are files that came from the remote and belong to one
+	// machine (another member's .cairn/local.yaml or secrets): left out of
+	// the vault, and out of the shared branch by the push.
+	Refused []string `json:"refused,omitempty"`
 	// Skipped are files changed here that are never shared: "path: why"
 	// (over vault.MaxSharedFileBytes, a symbolic link, this machine's own).
 	Skipped []string `json:"skipped,omitempty"`
@@ -298,39 +302,96 @@ func integrate(ctx context.Context, v *vault.Vault, g git, theirs string, rep *R
 		return nil // an empty remote
 	}
 	sign := mergeSignature{who: v.HumanIdentity(), owner: v.Owner()}
-	var merged string
+	var merged, final string
 	var conflicts []Conflict
+	var refused []string
 	to, paths, err := v.AdvanceWith(func(ours string) (string, error) {
+		merged, final, conflicts, refused = "", "", nil, nil
+		target := theirs
 		switch {
-		case ours == "":
-			return theirs, nil // an empty vault: take the remote's
+		case ours == "": // an empty vault: take the remote's
 		case ours == theirs || g.isAncestor(ctx, theirs, ours):
 			return "", nil // nothing came in
 		case g.isAncestor(ctx, ours, theirs):
-			return theirs, nil
+		default:
+			var err error
+			if merged, conflicts, err = merge(ctx, g, sign, ours, theirs); err != nil {
+				return "", err
+			}
+			target = merged
 		}
 		var err error
-		merged, conflicts, err = merge(ctx, g, sign, ours, theirs)
-		return merged, err
+		final, refused, err = keepOut(ctx, g, sign, target)
+		return final, err
 	})
 	if err != nil {
 		return fmt.Errorf("sync: bring %s into the vault: %w", short(theirs), err)
 	}
-	if to == "" {
+	if to == "" || to != final {
 		return nil
 	}
-	if to == merged {
-		// Only a merge that landed is reported: one made again after a
-		// failed move would list its conflicts twice.
+	// Only a merge that landed is reported: one made again after a failed
+	// move would list its conflicts twice.
+	if merged != "" {
 		rep.Merge = merged
 		rep.Conflicts = append(rep.Conflicts, conflicts...)
 	}
+	rep.Refused = append(rep.Refused, refused...)
 	for _, p := range paths {
 		if !slices.Contains(rep.Incoming, p) {
 			rep.Incoming = append(rep.Incoming, p)
 		}
 	}
 	return nil
+}
+
+// keepOut returns commit, or when it holds files that belong to one
+// machine (vault.MachineOnlyPaths: someone's `git add -f` of their
+// .cairn/local.yaml or secrets), a commit on top of it without them, and
+// those paths. Taking them would make another member's owner, embedder
+// settings and tokens this machine's; the commit without them is pushed,
+// which takes them out of the shared branch too.
+func keepOut(ctx context.Context, g git, sign mergeSignature, commit string) (string, []string, error) {
+	out, err := g.out(ctx, append([]string{"ls-tree", "-r", "--name-only", "-z", commit, "--"}, vault.MachineOnlyPaths()...)...)
+	if err != nil {
+		return "", nil, fmt.Errorf("sync: list %s: %w", short(commit), err)
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return commit, nil, nil
+	}
+	idx, err := os.CreateTemp("", "cairn-sync-index-")
+	if err != nil {
+		return "", nil, err
+	}
+	idx.Close()
+	defer os.Remove(idx.Name())
+	gi := g
+	gi.env = append(gi.env[:len(gi.env):len(gi.env)], "GIT_INDEX_FILE="+idx.Name())
+	if err := gi.run(ctx, nil, "read-tree", commit); err != nil {
+		return "", nil, err
+	}
+	if err := gi.run(ctx, nil, append([]string{"update-index", "--force-remove", "--"}, paths...)...); err != nil {
+		return "", nil, err
+	}
+	tree, err := gi.out(ctx, "write-tree")
+	if err != nil {
+		return "", nil, err
+	}
+	who := sign.who
+	env := []string{"GIT_AUTHOR_NAME=" + who.Name, "GIT_AUTHOR_EMAIL=" + who.Email, "GIT_COMMITTER_NAME=" + who.Name, "GIT_COMMITTER_EMAIL=" + who.Email}
+	msg := fmt.Sprintf("Sync: keep one machine's files out of the shared vault\n\n%s came in from the remote; they belong to the machine that committed them.\n\nCairn-Tool: cairn sync\nCairn-Principal: %s\nCairn-Actor: human\n",
+		strings.Join(paths, ", "), sign.owner)
+	clean, err := g.outEnv(ctx, env, []byte(msg), "commit-tree", tree, "-p", commit, "-F", "-")
+	if err != nil {
+		return "", nil, fmt.Errorf("sync: %w", err)
+	}
+	return clean, paths, nil
 }
 
 // mergeSignature is who a merge commit is by: the owner by hand.

@@ -103,10 +103,21 @@ func (v *Vault) otherFileChange(p string) (*gitstore.Change, string, error) {
 	return &gitstore.Change{Path: p, Content: data, OnDisk: true}, "", nil
 }
 
+// MachineOnlyPaths are the files and folders that belong to one machine:
+// its cache, its secrets and its own settings. cairn never commits them,
+// and a sync never takes them from the remote (someone's `git add -f`).
+func MachineOnlyPaths() []string {
+	out := make([]string, len(gitignoreLines))
+	for i, own := range gitignoreLines {
+		out[i] = strings.TrimSuffix(own, "/")
+	}
+	return out
+}
+
 // machineOnly reports the files that belong to this machine alone.
 func machineOnly(p string) bool {
-	for _, own := range gitignoreLines {
-		if p == strings.TrimSuffix(own, "/") || strings.HasPrefix(p, strings.TrimSuffix(own, "/")+"/") {
+	for _, own := range MachineOnlyPaths() {
+		if p == own || strings.HasPrefix(p, own+"/") {
 			return true
 		}
 	}

@@ -134,6 +134,9 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 	for _, p := range rep.Skipped {
 		fmt.Fprintf(out, "kept here, not shared: %s\n", p)
 	}
+	for _, p := range rep.Refused {
+		fmt.Fprintf(out, "refused: %s came from the remote but belongs to the machine that committed it; left out (and out of the shared branch)\n", p)
+	}
 	for _, c := range rep.IDs {
 		if c.Repaired {
 			fmt.Fprintf(out, "id:   %s repeated the id %s of %s; it has its own now, %s\n", c.Path, c.ID, c.Kept, c.NewID)
