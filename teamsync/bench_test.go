@@ -24,6 +24,10 @@ func benchTeam(b *testing.B) (*vault.Vault, *vault.Vault) {
 		if _, err := a.Store().Commit(gitstore.CommitRequest{Author: gitstore.Signature{Name: "bench", Email: "b@x"}, Message: "bulk", Changes: changes}); err != nil {
 			b.Fatal(err)
 		}
+		// Pack the bulk commit's loose objects now: else the first git
+		// command of the loop starts a detached `git gc --auto` that is
+		// still writing in .git when the benchmark's temp dir is removed.
+		gitT(b, a.Root(), "gc", "-q")
 	})
 }
 
