@@ -7,7 +7,8 @@
 run:
 	go run ./cmd/cairn demo --from sample-vault
 
-# Everything CI runs: formatting, vet, the Go tests (race detector on), a
+# Everything CI runs: formatting, vet, the Go tests (race detector on; a
+# package's tests may take 15 minutes on a loaded 2-core machine), a
 # bounded fuzzing run, and the end-to-end tests through the official
 # TypeScript MCP client and the MCP conformance suite against the built
 # binary.
@@ -16,7 +17,7 @@ test: test-go fuzz test-e2e
 test-go:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 15m ./...
 
 # Each fuzz target for FUZZTIME, one per `go test` (Go fuzzes one target at
 # a time), from its committed corpus (testdata/fuzz/<target>/) and seeds.
