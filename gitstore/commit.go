@@ -48,6 +48,11 @@ type Change struct {
 	// hand, being committed): the file is left alone, never rewritten, so
 	// a save made since the read is not replaced by the older content.
 	OnDisk bool
+	// Executable records the file as executable (git's mode 100755), as
+	// `git add` does for a file with an execute bit: a vault adopted with
+	// such a file would otherwise show it as changed in `git status`. A
+	// path committed executable before stays so either way.
+	Executable bool
 }
 
 // CommitRequest is one commit: its author, message, trailers and changes.
@@ -506,7 +511,7 @@ func (s *Store) editTree(w *treeWalker, b *batch, h plumbing.Hash, changes []Cha
 			continue
 		}
 		mode := filemode.Regular
-		if e, ok := entries[head]; ok && e.Mode == filemode.Executable {
+		if e, ok := entries[head]; c.Executable || (ok && e.Mode == filemode.Executable) {
 			mode = filemode.Executable
 		}
 		entries[head] = object.TreeEntry{Name: head, Mode: mode, Hash: blobs[c.Path]}
