@@ -24,7 +24,7 @@ type ignoreGroup struct {
 // say nothing about the notes. Every vault ignores them, Obsidian folder or
 // not yet: a vault is made to be opened in Obsidian, and .obsidian/ appears
 // the first time it is. The reasons for each are in docs/vault-format.md
-// ("Adopting an Obsidian vault").
+// ("Adopting a vault").
 var deviceFiles = []string{
 	".obsidian/workspace.json",        // the panes, tabs and last files open, on a desktop
 	".obsidian/workspace-mobile.json", // the same on a phone or tablet
@@ -40,15 +40,6 @@ func ignoreGroups() []ignoreGroup {
 		{"# cairn: this machine's cache, token hashes and settings (never shared)", gitignoreLines},
 		{"# Written by each device for itself: Obsidian's window layout and trash, macOS folder views", deviceFiles},
 	}
-}
-
-// ignoreLines are the lines a vault's repository ignores, without comments.
-func ignoreLines() []string {
-	var out []string
-	for _, g := range ignoreGroups() {
-		out = append(out, g.lines...)
-	}
-	return out
 }
 
 // appendIgnores appends to text each ignore line have lacks, a group's

@@ -124,16 +124,13 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	var changes []gitstore.Change
 	for _, p := range touched {
 		full := filepath.Join(abs, filepath.FromSlash(p))
-		data, err := os.ReadFile(full)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
-		}
 		fi, err := os.Stat(full)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
-		// OnDisk: committed as it is, never written back.
-		changes = append(changes, gitstore.Change{Path: p, Content: data, OnDisk: true, Executable: fi.Mode()&0o111 != 0})
+		// Committed as it is on disk and never written back, read when the
+		// commit stages it (one file in memory at a time).
+		changes = append(changes, gitstore.Change{Path: p, OnDisk: true, ReadFrom: full, Executable: fi.Mode()&0o111 != 0})
 		if isNotePath(p) {
 			res.Notes++
 		}
