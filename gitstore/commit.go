@@ -48,6 +48,15 @@ type Change struct {
 	// hand, being committed): the file is left alone, never rewritten, so
 	// a save made since the read is not replaced by the older content.
 	OnDisk bool
+	// ReadFrom, with OnDisk, is the file the content is read from when the
+	// commit stages it (Content is then ignored): a commit of thousands of
+	// files (a vault adopted) holds one in memory at a time, not all.
+	ReadFrom string
+	// Executable records the file as executable (git's mode 100755), as
+	// `git add` does for a file with an execute bit: a vault adopted with
+	// such a file would otherwise show it as changed in `git status`. A
+	// path committed executable before stays so either way.
+	Executable bool
 }
 
 // CommitRequest is one commit: its author, message, trailers and changes.
@@ -320,7 +329,14 @@ func (s *Store) stageBlobs(pc *pendingCommit, tree *object.Tree) error {
 			changed = changed || !committedBlob.IsZero()
 			continue
 		}
-		h, err := s.stageObject(pc.batch, plumbing.BlobObject, c.Content)
+		data := c.Content
+		if c.OnDisk && c.ReadFrom != "" {
+			var err error
+			if data, err = os.ReadFile(c.ReadFrom); err != nil {
+				return fmt.Errorf("commit: read %s: %w", c.Path, err)
+			}
+		}
+		h, err := s.stageObject(pc.batch, plumbing.BlobObject, data)
 		if err != nil {
 			return fmt.Errorf("commit: write blob for %s: %w", c.Path, err)
 		}
@@ -506,7 +522,7 @@ func (s *Store) editTree(w *treeWalker, b *batch, h plumbing.Hash, changes []Cha
 			continue
 		}
 		mode := filemode.Regular
-		if e, ok := entries[head]; ok && e.Mode == filemode.Executable {
+		if e, ok := entries[head]; c.Executable || (ok && e.Mode == filemode.Executable) {
 			mode = filemode.Executable
 		}
 		entries[head] = object.TreeEntry{Name: head, Mode: mode, Hash: blobs[c.Path]}

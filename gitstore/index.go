@@ -49,7 +49,7 @@ func (s *Store) readIndex() (*indexState, error) {
 func (s *Store) indexBytes(st *indexState, changes []Change, blobs map[string]plumbing.Hash) ([]byte, error) {
 	updates := make([]indexUpdate, 0, len(changes))
 	for _, c := range changes {
-		u := indexUpdate{name: c.Path, hash: blobs[c.Path], del: c.Delete}
+		u := indexUpdate{name: c.Path, hash: blobs[c.Path], del: c.Delete, exec: c.Executable}
 		// A file committed as it was on disk may have changed since: no
 		// stat data, so git looks at its content rather than trust it.
 		if !c.Delete && !c.OnDisk {
@@ -88,7 +88,9 @@ func (s *Store) encodeIndexSlow(updates []indexUpdate) ([]byte, error) {
 			e = idx.Add(u.name)
 		}
 		e.Hash = u.hash
-		if e.Mode != filemode.Executable {
+		if u.exec {
+			e.Mode = filemode.Executable
+		} else if e.Mode != filemode.Executable {
 			e.Mode = filemode.Regular
 		}
 		e.Stage = 0 // merged; go-git's index.Merged constant is 1, which git reads as a conflict stage

@@ -157,8 +157,9 @@ func (s *Store) leftovers(free bool) ([]Leftover, error) {
 			// git's own, or an older cairn's: known only by age.
 			l.Owner = "git"
 			l.Safe, l.Why = procs.abandoned(p, l.Age, foreignObjectAge)
-		case strings.HasPrefix(rel(p), ".cairn/"):
-			// Cache and secrets files are written outside commits.
+		case strings.HasPrefix(rel(p), ".cairn/") && !strings.HasPrefix(rel(p), ".cairn/trash/"):
+			// Cache and secrets files are written outside commits (the
+			// trash's files are a commit's, like notes).
 			l.Safe = l.Age > cacheTempAge
 			l.Why = "a cache or secrets file's temporary copy, written in milliseconds"
 		default:

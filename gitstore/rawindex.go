@@ -24,6 +24,7 @@ type indexUpdate struct {
 	hash plumbing.Hash
 	fi   os.FileInfo
 	del  bool
+	exec bool // recorded executable (Change.Executable)
 }
 
 // parsedIndex is a version 2 or 3 git index, scanned: where each entry's
@@ -172,7 +173,7 @@ func encodeEntry(u indexUpdate) []byte {
 	be.PutUint32(b[16:], dev)
 	be.PutUint32(b[20:], ino)
 	mode := uint32(0o100644)
-	if u.fi != nil && u.fi.Mode()&0o111 != 0 {
+	if u.exec || (u.fi != nil && u.fi.Mode()&0o111 != 0) {
 		mode = 0o100755
 	}
 	be.PutUint32(b[24:], mode)

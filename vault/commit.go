@@ -195,9 +195,9 @@ func (v *Vault) ownSince(head, known string) bool {
 
 // Maintain runs until ctx ends: every interval it notices commits made
 // outside the server and rescans for notes and project markers written by
-// hand (not committed), so they are seen within that time (the watcher
-// will make this immediate); every persistEvery it saves the derived state
-// so a restart is warm. Problems go to report.
+// hand (not committed), so they are seen within that time even with the
+// watcher off (the watcher sees them at once); every persistEvery it saves
+// the derived state so a restart is warm. Problems go to report.
 func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration, report func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()

@@ -186,7 +186,7 @@ func (v *Vault) fileConflictCopies() []string {
 	var out []string
 	for _, p := range paths {
 		m := fileCopyName.FindStringSubmatch(p)
-		if m == nil || strings.HasSuffix(p, ".md") || strings.HasPrefix(p, TrashDir+"/") {
+		if m == nil || strings.HasSuffix(p, ".md") || strings.HasPrefix(p, TrashDir+"/") || strings.HasPrefix(p, legacyTrashDir+"/") {
 			continue // notes say so in their frontmatter; the trash holds what was resolved
 		}
 		out = append(out, fmt.Sprintf("%s is the other version of %s, kept by a sync conflict and not yet resolved: "+

@@ -29,16 +29,21 @@ type OtherFiles struct {
 // deleted attachments, Obsidian's settings, cairn's settings edited by
 // hand. The watcher commits notes only; a sync commits these so that they
 // travel too, and so that one changed both here and by a teammate merges
-// (keeping both) instead of blocking the sync. Notes, ignored files and
-// this machine's own files (cache, secrets, local settings: never shared,
-// even when a .gitignore forgot them) are passed over; a file saved less
-// than the quiet period ago is left for the next time.
+// (keeping both) instead of blocking the sync. Notes, ignored files that
+// git does not track and this machine's own files (cache, secrets, local
+// settings: never shared, even when a .gitignore forgot them) are passed
+// over; a file saved less than the quiet period ago is left for the next
+// time.
 func (v *Vault) CommitOtherFiles(paths []string) (OtherFiles, error) {
 	var res OtherFiles
 	ign := v.ignoreMatcher()
 	var changes []gitstore.Change
 	for _, p := range paths {
-		if isNotePath(p) || ignored(ign, p, false) {
+		if isNotePath(p) || (ignored(ign, p, false) && !v.tracked(p)) {
+			// An ignored file that is tracked still is git's to share
+			// (ignoring never untracks): Obsidian's workspace.json a
+			// repository committed before cairn ignored it. Left out, its
+			// change would block every sync that brings another.
 			continue
 		}
 		if machineOnly(p) {
@@ -112,6 +117,12 @@ func MachineOnlyPaths() []string {
 		out[i] = strings.TrimSuffix(own, "/")
 	}
 	return out
+}
+
+// tracked says whether HEAD holds p.
+func (v *Vault) tracked(p string) bool {
+	_, committed, err := v.store.Version(p)
+	return err == nil && committed
 }
 
 // machineOnly reports the files that belong to this machine alone.

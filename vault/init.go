@@ -6,12 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // InitOptions for Init.
@@ -35,6 +32,10 @@ type InitResult struct {
 	// for a new or adopted repository, to .git/info/exclude (this clone
 	// only) when it joined a vault.
 	Ignored []string
+	// Skipped are files of a new vault left out of its first commit, as
+	// "path: why" (a symbolic link, a file too large to share): they stay
+	// on disk, untracked.
+	Skipped []string
 	Advice  []string // what a person may want to do next, said by cairn init
 }
 
@@ -43,17 +44,16 @@ format: 1
 language: en
 `
 
-// obsidianDeviceFiles are the files Obsidian rewrites on every device as
-// its window changes (open panes, the last file open): shared through git
-// they would change on every sync and collide between devices, and they
-// say nothing about the notes.
-var obsidianDeviceFiles = []string{".obsidian/workspace.json", ".obsidian/workspace-mobile.json"}
-
 // Init makes dir a cairn vault in one commit: a new git repository (from a
-// template folder, or empty), or an existing repository adopted without
-// touching its notes (only .cairn/ and .gitignore lines are added). A
-// repository that is a vault already (a clone of a team's vault) is set up
-// for this machine instead, without a commit (join).
+// template folder, empty, or a folder of notes such as an Obsidian vault),
+// or an existing repository adopted. Either way the person's files are
+// left as they are, byte for byte and file for file: the commit takes them
+// as they are on disk and writes none of them back (an editor watching the
+// folder sees nothing change, and the files keep their creation times,
+// which Obsidian shows and sorts by); only .cairn/ is written and lines
+// added to .gitignore. A repository that is a vault already (a clone of a
+// team's vault) is set up for this machine instead, without a commit
+// (join).
 func Init(dir string, o InitOptions) (*InitResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -105,7 +105,9 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	if res.Ignored, err = ensureGitignore(abs); err != nil {
 		return nil, err
 	}
-	touched = append(touched, ".gitignore")
+	if _, err := os.Stat(filepath.Join(abs, ".gitignore")); err == nil {
+		touched = append(touched, ".gitignore")
+	}
 
 	var store *gitstore.Store
 	if res.Adopted {
@@ -113,7 +115,7 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	} else {
 		store, err = gitstore.Init(abs, gitstore.Options{LockFile: filepath.Join(abs, CacheDir, "write.lock")})
 		if err == nil {
-			touched, err = trackedFiles(abs)
+			touched, res.Skipped, err = firstCommitFiles(abs)
 		}
 	}
 	if err != nil {
@@ -121,11 +123,14 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	}
 	var changes []gitstore.Change
 	for _, p := range touched {
-		data, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(p)))
+		full := filepath.Join(abs, filepath.FromSlash(p))
+		fi, err := os.Stat(full)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
-		changes = append(changes, gitstore.Change{Path: p, Content: data})
+		// Committed as it is on disk and never written back, read when the
+		// commit stages it (one file in memory at a time).
+		changes = append(changes, gitstore.Change{Path: p, OnDisk: true, ReadFrom: full, Executable: fi.Mode()&0o111 != 0})
 		if isNotePath(p) {
 			res.Notes++
 		}
@@ -200,7 +205,7 @@ func join(abs string, o InitOptions) (*InitResult, error) {
 	}
 	res := &InitResult{Adopted: true, Joined: true}
 	var err error
-	if res.Ignored, err = excludeLocally(abs, ignoreLines(abs)); err != nil {
+	if res.Ignored, err = excludeLocally(abs); err != nil {
 		return nil, err
 	}
 	a, err := effectiveAccess(abs)
@@ -246,43 +251,17 @@ func countNotes(paths []string) int {
 	return n
 }
 
-// trackedDeviceFiles advises untracking Obsidian's per-device files a
-// repository already commits. cairn does not untrack them itself: the
-// commit removing them would delete them on every member's disk at their
-// next sync, which is a team's decision.
-func trackedDeviceFiles(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if slices.Contains(obsidianDeviceFiles, p) {
-			out = append(out, fmt.Sprintf("%s is committed, so every device's window layout changes it and it collides at each sync: "+
-				"to stop sharing it, one member runs `git rm --cached %s` and commits (it is ignored from then on)", p, p))
-		}
-	}
-	return out
-}
-
-// ignoreLines are the lines a vault's repository ignores: cairn's local
-// files, and Obsidian's per-device files when the folder is an Obsidian
-// vault (it has .obsidian/).
-func ignoreLines(root string) []string {
-	lines := slices.Clone(gitignoreLines)
-	if fi, err := os.Stat(filepath.Join(root, ".obsidian")); err == nil && fi.IsDir() {
-		lines = append(lines, obsidianDeviceFiles...)
-	}
-	return lines
-}
-
 // excludeLocally adds to .git/info/exclude (which git reads and never
-// shares) each of lines that neither it nor .gitignore has, and returns
-// those it added.
-func excludeLocally(root string, lines []string) ([]string, error) {
+// shares) each of the vault's ignore lines that neither it nor .gitignore
+// has, and returns those it added.
+func excludeLocally(root string) ([]string, error) {
 	have := linesOf(filepath.Join(root, ".gitignore"))
 	path := filepath.Join(root, ".git", "info", "exclude")
 	for l := range linesOf(path) {
 		have[l] = true
 	}
 	data, _ := os.ReadFile(path)
-	out, added := appendLines(string(data), lines, have)
+	out, added := appendIgnores(string(data), have)
 	if len(added) == 0 {
 		return nil, nil
 	}
@@ -305,23 +284,6 @@ func linesOf(path string) map[string]bool {
 	return have
 }
 
-// appendLines appends to text each line have lacks, and says which.
-func appendLines(text string, lines []string, have map[string]bool) (string, []string) {
-	var added []string
-	for _, l := range lines {
-		if have[l] {
-			continue
-		}
-		if text != "" && !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		text += l + "\n"
-		have[l] = true
-		added = append(added, l)
-	}
-	return text, added
-}
-
 // ValidPrincipal checks a principal id: a lower-case word usable in paths.
 func ValidPrincipal(p string) error {
 	if p == "" || len(p) > 64 || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != "" || strings.HasPrefix(p, ".") || strings.HasPrefix(p, "-") {
@@ -331,46 +293,6 @@ func ValidPrincipal(p string) error {
 		return fmt.Errorf("%q is not a valid principal: %w", p, err)
 	}
 	return nil
-}
-
-// ensureGitignore adds the vault's ignore lines (ignoreLines) that
-// .gitignore lacks, and returns those it added. A new or adopted vault
-// commits them, so every clone ignores the same files.
-func ensureGitignore(root string) ([]string, error) {
-	path := filepath.Join(root, ".gitignore")
-	data, _ := os.ReadFile(path)
-	out, added := appendLines(string(data), ignoreLines(root), linesOf(path))
-	return added, os.WriteFile(path, []byte(out), 0o644)
-}
-
-// trackedFiles lists what a new vault's first commit holds: every file
-// but .git and what .gitignore excludes.
-func trackedFiles(root string) ([]string, error) {
-	ps, _ := gitignore.ReadPatterns(osfs.New(root), nil)
-	m := gitignore.NewMatcher(ps)
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		parts := strings.Split(filepath.ToSlash(rel), "/")
-		if d.IsDir() {
-			if d.Name() == ".git" || m.Match(parts, true) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || m.Match(parts, false) {
-			return nil
-		}
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
-	return out, err
 }
 
 func copyTree(src, dst string) error {

@@ -13,7 +13,7 @@ const (
 	LocalFile     = ".cairn/local.yaml" // this machine's settings, never committed (Local)
 	TokensFile    = ".cairn/secrets/tokens.json"
 	CacheDir      = ".cairn/cache"
-	TrashDir      = ".trash"
+	TrashDir      = ".cairn/trash" // deleted notes (trash.go); .trash/ is Obsidian's
 	PeopleDir     = "people"
 	BanksDir      = "banks"
 	ProjectMarker = ".cairn-project.yaml"

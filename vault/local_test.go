@@ -3,6 +3,7 @@ package vault
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -128,12 +129,22 @@ func TestJoiningAnOlderVaultIgnoresLocalFilesWithoutACommit(t *testing.T) {
 	gitOut(t, bob, "pull", "-q")
 	head := gitOut(t, bob, "rev-parse", "HEAD")
 	res, err := Init(bob, InitOptions{Owner: "bob"})
-	if err != nil || len(res.Ignored) != 1 || res.Ignored[0] != LocalFile {
+	if err != nil || !slices.Equal(res.Ignored, append([]string{LocalFile}, deviceFiles...)) {
 		t.Fatalf("join: %+v %v", res, err)
 	}
 	unchanged(t, bob, head)
-	if !strings.Contains(readFile(t, filepath.Join(bob, ".git", "info", "exclude")), LocalFile) {
-		t.Fatal("local.yaml not excluded")
+	exclude := readFile(t, filepath.Join(bob, ".git", "info", "exclude"))
+	for _, l := range res.Ignored {
+		if !strings.Contains(exclude, "\n"+l+"\n") {
+			t.Fatalf("%s not excluded:\n%s", l, exclude)
+		}
+	}
+	// Again: nothing more to add.
+	if res, err := Init(bob, InitOptions{}); err != nil || len(res.Ignored) != 0 {
+		t.Fatalf("join again: %+v %v", res, err)
+	}
+	if readFile(t, filepath.Join(bob, ".git", "info", "exclude")) != exclude {
+		t.Fatal("a second join changed .git/info/exclude")
 	}
 }
 
@@ -149,7 +160,7 @@ func TestInitIgnoresObsidianDeviceFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	gi := readFile(t, filepath.Join(dir, ".gitignore"))
-	for _, l := range obsidianDeviceFiles {
+	for _, l := range deviceFiles {
 		if !strings.Contains(gi, l+"\n") || !strings.Contains(strings.Join(res.Ignored, " "), l) {
 			t.Fatalf("%s not ignored: %q %q", l, gi, res.Ignored)
 		}

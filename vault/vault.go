@@ -347,7 +347,8 @@ func (v *Vault) rescanChanged() ([]string, error) {
 }
 
 // rescanIfStale rescans when the last scan is older than d: the cheap way
-// to see notes and markers people added by hand, until the watcher exists.
+// to see notes and markers people added by hand when no watcher runs, or
+// before its events arrive.
 func (v *Vault) rescanIfStale(d time.Duration) error {
 	v.mu.Lock()
 	stale := time.Since(v.scannedAt) > d

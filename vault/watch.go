@@ -204,6 +204,10 @@ func ignorable(name string) bool {
 func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []string {
 	var notes []string
 	for rel := range batch {
+		if baseName(rel) == ProjectMarker && !hiddenSegment(parentDir(rel)) {
+			notes = append(notes, rel) // a dotfile, but one that makes a project
+			continue
+		}
 		if ignorable(baseName(rel)) || hiddenSegment(rel) {
 			continue
 		}
@@ -236,7 +240,14 @@ func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []str
 	ign := v.ignoreMatcher()
 	var dirty []string
 	seen := map[string]bool{}
+	markers := false
 	for _, p := range notes {
+		if baseName(p) == ProjectMarker && !hiddenSegment(parentDir(p)) {
+			// Written, changed or removed by hand: who may see what changes
+			// now, not at the next rescan.
+			markers = true
+			continue
+		}
 		if seen[p] || !isNotePath(p) || ignored(ign, p, false) {
 			continue
 		}
@@ -247,9 +258,9 @@ func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []str
 		if d, err := v.store.Dirty(p); err == nil && d {
 			dirty = append(dirty, p)
 		}
-		if baseName(p) == ProjectMarker {
-			v.rescan()
-		}
+	}
+	if markers {
+		v.rescan()
 	}
 	return dirty
 }

@@ -142,3 +142,21 @@ func TestWatcherFollowsEditorDancesRenamesAndBursts(t *testing.T) {
 	}
 	fsck(t, dir)
 }
+
+// A project marker written or removed by hand (a dotfile, which the
+// watcher passes over otherwise) changes the projects at once, not at the
+// next rescan: the reconcile is put out of reach here.
+func TestWatcherSeesAProjectMarkerWrittenByHand(t *testing.T) {
+	v, dir := sampleVault(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go v.Watch(ctx, WatchOptions{Debounce: 20 * time.Millisecond, Quiet: testQuiet, Reconcile: time.Hour, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
+	<-ready
+	marker := filepath.Join(dir, "acme/launch/research", ProjectMarker)
+	os.MkdirAll(filepath.Dir(marker), 0o755)
+	os.WriteFile(marker, []byte("handle: acme/research\nname: Research\n"), 0o644)
+	waitFor(t, "the new project", func() bool { return v.projectSet().byHandle["acme/research"] != nil })
+	os.Remove(marker)
+	waitFor(t, "the project gone", func() bool { return v.projectSet().byHandle["acme/research"] == nil })
+}

@@ -294,7 +294,7 @@ func teamWrites(n *stdioNode, side, count int, log string) ([]string, error) {
 func conflictCopies(t *testing.T, dir string) []string {
 	var out []string
 	for _, p := range strings.Split(git(t, dir, "ls-files", "*(conflict *"), "\n") {
-		if p != "" && !strings.HasPrefix(p, ".trash/") {
+		if p != "" && !strings.HasPrefix(p, ".cairn/trash/") && !strings.HasPrefix(p, ".trash/") {
 			out = append(out, p)
 		}
 	}

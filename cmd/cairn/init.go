@@ -14,10 +14,14 @@ func initCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "init [--from TEMPLATE] [--owner PRINCIPAL] DIR",
 		Short: "Make DIR a vault: new (empty or from a template), an existing git repository adopted, or a clone of a vault set up on this machine",
-		Long: `Make DIR a vault, in one commit: a new git repository (empty, or a copy
-of --from), or an existing git repository adopted without touching its
-notes. A folder Obsidian uses (.obsidian/) gets Obsidian's per-device files
-(.obsidian/workspace.json, workspace-mobile.json) in its .gitignore.
+		Long: `Make DIR a vault, in one commit: a new git repository (empty, a copy of
+--from, or a folder of notes such as an Obsidian vault), or an existing git
+repository adopted. The files already there are committed as they are and
+never rewritten: no id is added, nothing is reformatted. The vault's
+.gitignore gains cairn's local files and the files each device writes for
+itself (Obsidian's window layout, .obsidian/workspace*.json; Obsidian's trash,
+.trash/; .DS_Store). A symbolic link or a file over 50 MiB is left out of a
+new vault's first commit, and named.
 
 On a repository that is a vault already (a clone of a team's vault, or cairn
 clone's), init sets this machine up and commits nothing: .cairn/cache and
@@ -57,25 +61,13 @@ func printSetup(out io.Writer, dir string, res *vault.InitResult) {
 		if len(res.Ignored) > 0 {
 			fmt.Fprintf(out, "Ignored on this machine only (.git/info/exclude; the shared .gitignore lacks them): %s\n", strings.Join(res.Ignored, ", "))
 		}
-	} else {
-		for _, l := range res.Ignored {
-			if strings.HasPrefix(l, ".obsidian/") {
-				fmt.Fprintf(out, "This is an Obsidian vault: its per-device files are ignored in .gitignore (%s).\n", strings.Join(obsidianLines(res.Ignored), ", "))
-				break
-			}
-		}
+	} else if len(res.Ignored) > 0 {
+		fmt.Fprintf(out, "Ignored in .gitignore (committed, so every clone ignores them): %s\n", strings.Join(res.Ignored, ", "))
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(out, "Not committed (left on disk, untracked): %s\n", s)
 	}
 	for _, a := range res.Advice {
 		fmt.Fprintf(out, "Advice: %s\n", a)
 	}
-}
-
-func obsidianLines(lines []string) []string {
-	var out []string
-	for _, l := range lines {
-		if strings.HasPrefix(l, ".obsidian/") {
-			out = append(out, l)
-		}
-	}
-	return out
 }

@@ -1,0 +1,239 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const obsidianFixture = "testdata/obsidian-vault"
+
+// fileState is what a person's file is: its bytes and the file itself
+// (a file written back, even with the same bytes, is another file: a new
+// inode, a new creation time, which Obsidian shows and sorts by).
+type fileState struct {
+	data []byte
+	info os.FileInfo
+}
+
+// personsFiles reads every file of dir but .git and .cairn.
+func personsFiles(t testing.TB, dir string) map[string]fileState {
+	t.Helper()
+	out := map[string]fileState{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == ".git" || rel == CairnDir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		out[rel] = fileState{data: data, info: fi}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameFiles asserts every file of before is still there, the same file
+// with the same bytes and modification time.
+func sameFiles(t testing.TB, dir string, before map[string]fileState, when string) {
+	t.Helper()
+	after := personsFiles(t, dir)
+	for p, b := range before {
+		a, ok := after[p]
+		switch {
+		case !ok:
+			t.Fatalf("%s: %s is gone", when, p)
+		case string(a.data) != string(b.data):
+			t.Fatalf("%s: %s changed:\n%q\nwas\n%q", when, p, a.data, b.data)
+		case !os.SameFile(a.info, b.info) || !a.info.ModTime().Equal(b.info.ModTime()) || a.info.Mode() != b.info.Mode():
+			t.Fatalf("%s: %s was written again (same bytes, another file, time or mode)", when, p)
+		}
+	}
+}
+
+// obsidianCopy copies the Obsidian test vault to a temporary folder, with
+// modification times in the past, as a vault in use has them.
+func obsidianCopy(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "My vault")
+	if err := copyTree(obsidianFixture, dir); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2024, 3, 1, 9, 30, 0, 0, time.UTC)
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(p, old, old)
+		}
+		return err
+	})
+	return dir
+}
+
+// Adopting a folder of notes (Obsidian's, never a git repository) commits
+// every file as it is, rewrites none, and shares nothing a device writes
+// for itself: git status stays clean however Obsidian rewrites them.
+func TestAdoptingAnObsidianFolderLeavesEveryFileAsItWas(t *testing.T) {
+	dir := obsidianCopy(t)
+	before := personsFiles(t, dir)
+	res, err := Init(dir, InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Adopted || res.Notes != 7 || len(res.Skipped) != 0 || len(res.Advice) != 0 {
+		t.Fatalf("init: %+v", res)
+	}
+	sameFiles(t, dir, before, "after init")
+	if commitCount(t, dir) != "1" {
+		t.Fatal("init is one commit")
+	}
+	tracked := strings.Split(gitOut(t, dir, "-c", "core.quotePath=false", "ls-files"), "\n")
+	for p := range before {
+		shared := !strings.HasPrefix(p, ".trash/") && p != ".obsidian/workspace.json"
+		if slices.Contains(tracked, p) != shared {
+			t.Fatalf("%s committed: %v, want %v (committed: %q)", p, !shared, shared, tracked)
+		}
+	}
+	cleanAndSound(t, dir)
+
+	// Obsidian at work: the layout changes, a phone opens the vault, a note
+	// goes to Obsidian's trash, Finder looks at a folder.
+	os.WriteFile(filepath.Join(dir, ".obsidian/workspace.json"), []byte(`{"main":{},"lastOpenFiles":["Welcome.md"]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, ".obsidian/workspace-mobile.json"), []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(dir, ".trash/Another.md"), []byte("# Another\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "Notes/.DS_Store"), []byte("\x00\x00\x00\x01Bud1"), 0o644)
+	if st := gitOut(t, dir, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("Obsidian's own files show in git status:\n%s", st)
+	}
+}
+
+// Adopting a git repository commits only cairn's files and .gitignore's
+// new lines; the person's files stay as they were, tracked or not, and a
+// per-device file they committed is left to them, with advice.
+func TestAdoptingAnObsidianRepositoryLeavesEveryFileAsItWas(t *testing.T) {
+	dir := obsidianCopy(t)
+	gitOut(t, dir, "init", "-q", "-b", "main")
+	gitOut(t, dir, "add", "-A")
+	gitOut(t, dir, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "my notes, as obsidian-git commits them")
+	os.WriteFile(filepath.Join(dir, "Draft.md"), []byte("not committed yet\n"), 0o644)
+	before := personsFiles(t, dir)
+	res, err := Init(dir, InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Adopted || res.Joined || len(res.Advice) != 1 || !strings.Contains(res.Advice[0], "git rm --cached .obsidian/workspace.json") {
+		t.Fatalf("init: %+v", res)
+	}
+	sameFiles(t, dir, before, "after adoption")
+	if got := gitOut(t, dir, "diff", "--name-only", "HEAD~1", "HEAD"); got != ".cairn/access.yaml\n.cairn/config.yaml\n.gitignore" {
+		t.Fatalf("adoption committed %q", got)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "?? Draft.md" {
+		t.Fatalf("status after adoption: %q", st)
+	}
+}
+
+// The first open of an adopted vault, and what a server does at its start
+// (reading, searching, committing hand edits, watching), write no note:
+// a note without an id is known by one derived from its path, saved in it
+// only when cairn next writes to that note.
+func TestOpeningAnAdoptedVaultRewritesNoNote(t *testing.T) {
+	dir := obsidianCopy(t)
+	if _, err := Init(dir, InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := personsFiles(t, dir)
+	head := gitOut(t, dir, "rev-parse", "HEAD")
+	v, err := Open(dir, Options{Exclusive: true, Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go v.Watch(ctx, WatchOptions{Debounce: 20 * time.Millisecond, Quiet: testQuiet, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
+	<-ready
+	if committed, _, err := v.CommitStrayEdits(); err != nil || len(committed) != 0 {
+		t.Fatalf("stray edits: %v %v", committed, err)
+	}
+	for _, ref := range []string{"Welcome", "Project X", "Zettel", "Réunion", "With BOM", "Old plan", "2024-01-02"} {
+		n, err := v.GetNote(owner, ref, true, "")
+		if err != nil {
+			t.Fatalf("get %s: %v", ref, err)
+		}
+		if n.Path == "Projects/Zettel.md" && n.ID != "202301011200" {
+			t.Fatalf("a note's own id property is its id: %q", n.ID)
+		}
+	}
+	if _, err := v.StartSession(owner, ""); err != nil {
+		t.Fatal(err)
+	}
+	r := searchT(t, v, owner, SearchArgs{Query: "Obsidian trash", Mode: "lexical"})
+	for _, h := range r.Results {
+		if strings.HasPrefix(h.Path, ".") {
+			t.Fatalf("search found %s", h.Path)
+		}
+	}
+	if v.NoteCount() != 7 {
+		t.Fatalf("%d notes; Obsidian's trash holds no note of the vault", v.NoteCount())
+	}
+	for _, f := range v.Doctor() {
+		if strings.Contains(f.Message, ".trash") {
+			t.Fatalf("doctor on Obsidian's trash: %+v", f)
+		}
+	}
+	cancel()
+	sameFiles(t, dir, before, "after open, reads and the watcher")
+	unchanged(t, dir, head)
+}
+
+// What a sync would never share is not in the first commit either, and
+// is named; an executable file is committed as `git add` would, so git
+// status stays clean.
+func TestInitLeavesLinksAndHugeFilesOutAndKeepsTheExecuteBit(t *testing.T) {
+	dir := obsidianCopy(t)
+	big := filepath.Join(dir, "attachments", "talk.mp4")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(MaxSharedFileBytes + 1) // sparse: no 50 MiB written
+	f.Close()
+	os.Symlink("Projects", filepath.Join(dir, "Shortcut"))
+	os.Chmod(filepath.Join(dir, "attachments", "notes.pdf"), 0o755) // as a FAT or NTFS disk shows every file
+	res, err := Init(dir, InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 2 || !strings.HasPrefix(res.Skipped[0], "Shortcut: a symbolic link") ||
+		!strings.HasPrefix(res.Skipped[1], "attachments/talk.mp4: 50 MiB, over") {
+		t.Fatalf("skipped: %q", res.Skipped)
+	}
+	if got := gitOut(t, dir, "ls-files", "-s", "attachments/notes.pdf"); !strings.HasPrefix(got, "100755 ") {
+		t.Fatalf("executable file committed as %q", got)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "?? Shortcut\n?? attachments/talk.mp4" {
+		t.Fatalf("status: %q", st)
+	}
+	fsck(t, dir)
+}
