@@ -75,6 +75,7 @@ func (v *Vault) removeStaleConflictLinks() ([]string, error) {
 		if err != nil {
 			continue
 		}
+		n.MigrateLinks()
 		changes = append(changes, gitstore.Change{Path: p, Content: n.Render(), RequireClean: true})
 		done = append(done, p)
 	}

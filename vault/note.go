@@ -95,7 +95,9 @@ func (n *Note) readKeys() {
 		k, v := n.fmNode.Content[i].Value, n.fmNode.Content[i+1]
 		switch k {
 		case "id":
-			if v.Kind == yaml.ScalarNode {
+			// An id the vault gave this file in place of a copied one
+			// (adoptID: not saved yet) stands until EnsureID writes it.
+			if v.Kind == yaml.ScalarNode && (n.ID == "" || n.IDSaved) {
 				n.ID = strings.TrimSpace(v.Value)
 			}
 		case "type":

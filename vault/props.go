@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -25,6 +27,21 @@ const DateTimeLayout = "2006-01-02T15:04:05"
 
 // DateTimeNode is t as a date-time property value.
 func DateTimeNode(t time.Time) *yaml.Node { return StrNode(t.UTC().Format(DateTimeLayout)) }
+
+// propertyDate is how a date or time given as s (read as t by ParseDate)
+// is written as a property: a day as a date (2026-11-29), a moment as a
+// date-time in UTC (2026-11-29T08:00:00 for 2026-11-29T10:00:00+02:00).
+// A month alone (2026-11) is no Obsidian date and stays as given.
+func propertyDate(s string, t time.Time) string {
+	s = strings.TrimSpace(s)
+	switch {
+	case len(s) == len("2006-01-02"):
+		return t.Format("2006-01-02")
+	case strings.ContainsAny(s, "T :"):
+		return t.UTC().Format(DateTimeLayout)
+	}
+	return s
+}
 
 // notLinkProperties never hold typed links, whatever their values look
 // like: Obsidian's own list properties.
@@ -229,4 +246,72 @@ func (n *Note) listStyle() yaml.Style {
 		}
 	}
 	return yaml.FlowStyle
+}
+
+// checkLinkType checks a link type given to be written: a lower-case word
+// (a property name Obsidian and YAML take as is), not one of the names
+// with another meaning, and not a property the vault's Obsidian settings
+// type as something other than a list.
+func (v *Vault) checkLinkType(arg, typ string) error {
+	if !linkTypeRE.MatchString(typ) {
+		return argErr(arg, "%q must be a lower-case word like depends_on", typ)
+	}
+	if reservedLinkTypes[typ] {
+		return argErr(arg, "%q is a property with another meaning in a note's frontmatter; choose another type (related, depends_on, supersedes...)", typ)
+	}
+	if t, ok := v.obsidianTypes()[typ]; ok && t != "multitext" {
+		return argErr(arg, "%q is a %s property in the vault's Obsidian settings (.obsidian/types.json); a typed link is a list property: choose another type", typ, t)
+	}
+	return nil
+}
+
+// obsidianTypes reads the property types the vault's Obsidian settings
+// give (.obsidian/types.json: {"types": {"name": "multitext"}}); none when
+// the file is missing or unreadable.
+func (v *Vault) obsidianTypes() map[string]string {
+	data, err := readFileNoFollow(v.abs(".obsidian/types.json"))
+	if err != nil || len(data) > 1<<20 {
+		return nil
+	}
+	var f struct {
+		Types map[string]string `json:"types"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return nil
+	}
+	return f.Types
+}
+
+// linkPropertyProblem says why the note's property typ cannot take a
+// link ("" when it can): it holds text that is not a link, a map, or a
+// list of more than text. Absent or empty, a link, or a list of text is fine.
+func linkPropertyProblem(n *Note, typ string) string {
+	v := n.key(typ)
+	switch {
+	case v == nil || isLinkNode(v) || isNull(v):
+		return ""
+	case v.Kind == yaml.ScalarNode:
+		return fmt.Sprintf("the note's property %q holds text that is not a link; choose another type", typ)
+	case v.Kind == yaml.SequenceNode:
+		for _, item := range v.Content {
+			if item.Kind != yaml.ScalarNode {
+				return fmt.Sprintf("the note's property %q is a list of more than text; choose another type", typ)
+			}
+		}
+		return ""
+	}
+	return fmt.Sprintf("the note's property %q is not a list; choose another type", typ)
+}
+
+// isNull: an empty property (`related:`), as Obsidian leaves one.
+func isNull(v *yaml.Node) bool { return v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" }
+
+// addTypedLink adds a link to target to the note's property typ, a list
+// (made at the end when absent; a single link already there becomes its
+// first item). The caller checked linkPropertyProblem.
+func addTypedLink(n *Note, typ, target string) error {
+	if err := n.addLinkValue(typ, "[["+target+"]]", -1); err != nil {
+		return err
+	}
+	return n.EnsureID()
 }
