@@ -167,8 +167,11 @@ func (n *Note) apply(l fmLayout, ok bool, e fmEdit, prev []*yaml.Node) error {
 		var entry []string
 		if !e.remove {
 			var err error
-			if entry, err = entryLines(n.fmNode.Content[2*e.i], n.fmNode.Content[2*e.i+1], l.nl); err != nil {
+			v := n.fmNode.Content[2*e.i+1]
+			if entry, err = entryLines(n.fmNode.Content[2*e.i], v, l.nl); err != nil {
 				ok = false
+			} else if v.Kind == yaml.SequenceNode && v.Style&yaml.FlowStyle == 0 && l.flushItems(e) {
+				entry = dedent(entry)
 			}
 		}
 		// yaml.v3 writes a blank line after a comment that ends a list;
@@ -191,6 +194,44 @@ func (n *Note) apply(l fmLayout, ok bool, e fmEdit, prev []*yaml.Node) error {
 		return err
 	}
 	return nil
+}
+
+// flushItems says whether a block list written by e should have its
+// items flush with its key (`- item` under `key:`, as many people write
+// them) rather than indented: as the entry's own items were, else as the
+// note's other lists are.
+func (l *fmLayout) flushItems(e fmEdit) bool {
+	first := func(from, to int) (string, bool) {
+		for _, s := range l.lines[from:to] {
+			if t := strings.TrimLeft(s, " "); strings.HasPrefix(t, "- ") || strings.TrimSpace(t) == "-" {
+				return s, true
+			}
+		}
+		return "", false
+	}
+	if e.replace {
+		if s, found := first(l.spans[e.i][0]+1, l.spans[e.i][1]); found {
+			return strings.HasPrefix(s, "-")
+		}
+	}
+	for _, sp := range l.spans {
+		if s, found := first(sp[0]+1, sp[1]); found {
+			return strings.HasPrefix(s, "-")
+		}
+	}
+	return false
+}
+
+// dedent takes two spaces off every line of an entry but its first.
+func dedent(lines []string) []string {
+	out := append([]string(nil), lines...)
+	for i := 1; i < len(out); i++ {
+		if !strings.HasPrefix(out[i], "  ") {
+			return lines
+		}
+		out[i] = out[i][2:]
+	}
+	return out
 }
 
 // tidy drops the blank lines that follow a comment line.

@@ -104,7 +104,7 @@ func TestFrontmatterWriteTouchesOnlyItsProperty(t *testing.T) {
 			[]string{"  - \"[[Pricing]]\" # the grid\n", "  # more to come\n", "  - \"[[Launch date]]\"\n"}},
 		{"set an alias list", func(n *Note) error { return n.SetList("aliases", []string{"Launch v1", "Plan: launch", "Old plan"}) },
 			[]string{"- Launch v1\n", "- \"Plan: launch\"\n"},
-			[]string{"  - Launch v1\n", "  - \"Plan: launch\"\n", "  - Old plan\n"}},
+			[]string{"- Launch v1\n", "- \"Plan: launch\"\n", "- Old plan\n"}},
 		{"set an inline list", func(n *Note) error { return n.SetList("tags", []string{"launch", "pricing", "q4"}) },
 			[]string{"tags: [launch,pricing]\n"}, []string{"tags: [launch, pricing, q4]\n"}},
 	}

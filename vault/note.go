@@ -231,20 +231,29 @@ func (n *Note) setKeyAt(key string, value *yaml.Node, at int) error {
 	if n.fmNode == nil {
 		n.fmNode = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	}
+	if i := n.keyIndex(key); i >= 0 {
+		return n.replaceAt(i, value)
+	}
 	prev := append([]*yaml.Node(nil), n.fmNode.Content...)
 	pairs := len(n.fmNode.Content) / 2
-	for i := 0; i < pairs; i++ {
-		if n.fmNode.Content[2*i].Value == key {
-			n.fmNode.Content[2*i+1] = value
-			return n.apply(l, ok, fmEdit{i: i, replace: true}, prev)
-		}
-	}
 	if at < 0 || at > pairs {
 		at = pairs
 	}
 	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
 	n.fmNode.Content = append(append(append([]*yaml.Node(nil), prev[:2*at]...), k, value), prev[2*at:]...)
 	return n.apply(l, ok, fmEdit{i: at}, prev)
+}
+
+// replaceAt sets the value of the key at pair index i (of a key given
+// twice, the one meant).
+func (n *Note) replaceAt(i int, value *yaml.Node) error {
+	if n.fmErr != nil {
+		return fmt.Errorf("the note's frontmatter is not valid YAML (%v): fix it in an editor first", n.fmErr)
+	}
+	l, ok := n.layout()
+	prev := append([]*yaml.Node(nil), n.fmNode.Content...)
+	n.fmNode.Content[2*i+1] = value
+	return n.apply(l, ok, fmEdit{i: i, replace: true}, prev)
 }
 
 // DeleteKey removes a top-level frontmatter key, if there: its lines go,

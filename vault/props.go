@@ -156,13 +156,11 @@ func legacyFields(item *yaml.Node) (typ, to string) {
 // typedLinkValues calls fn with every scalar node that holds a typed
 // link's text (a link property's value or items, a legacy entry's `to`),
 // in the order TypedLinks reads them; fn changes the node and says so.
-// The properties changed are written again, each on its own lines.
+// Each property changed is written again at once, on its own lines (a
+// change waiting in another property would make the splice of this one
+// read back wrong, and the block be written whole).
 func (n *Note) typedLinkValues(fn func(*yaml.Node) bool) error {
-	if n.fmNode == nil {
-		return nil
-	}
-	var changed []string
-	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
+	for i := 0; n.fmNode != nil && i+1 < len(n.fmNode.Content); i += 2 {
 		k, v := n.fmNode.Content[i].Value, n.fmNode.Content[i+1]
 		if notLinkProperties[k] {
 			continue
@@ -193,12 +191,9 @@ func (n *Note) typedLinkValues(fn func(*yaml.Node) bool) error {
 			}
 		}
 		if hit {
-			changed = append(changed, k)
-		}
-	}
-	for _, k := range changed {
-		if err := n.SetKey(k, n.key(k)); err != nil {
-			return err
+			if err := n.replaceAt(i/2, v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
