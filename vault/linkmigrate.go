@@ -1,7 +1,13 @@
 package vault
 
 import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
 	"strings"
+
+	"github.com/cairn-dev/cairn/gitstore"
 
 	"gopkg.in/yaml.v3"
 )
@@ -145,4 +151,50 @@ func (n *Note) keyIndex(k string) int {
 		}
 	}
 	return -1
+}
+
+// HasLegacyLinks: the note still holds typed links in the legacy list.
+func (n *Note) HasLegacyLinks() bool {
+	seq := n.key(LegacyLinksKey)
+	return seq != nil && seq.Kind == yaml.SequenceNode && hasLegacyEntry(seq)
+}
+
+// migrateAllLinks moves every committed note's legacy typed links into
+// properties, in one commit (cairn doctor --fix), and returns the notes
+// changed. A note changed on disk and not committed is left for later:
+// a person's edit is never written over.
+func (v *Vault) migrateAllLinks() ([]string, error) {
+	dirty, err := v.Uncommitted()
+	if err != nil {
+		return nil, err
+	}
+	v.catMu.Lock()
+	paths := make([]string, 0, len(v.cat.entries))
+	for p := range v.cat.entries {
+		paths = append(paths, p)
+	}
+	v.catMu.Unlock()
+	sort.Strings(paths)
+	var changes []gitstore.Change
+	var done []string
+	for _, p := range paths {
+		data, err := readFileNoFollow(v.abs(p))
+		if err != nil || slices.Contains(dirty, p) {
+			continue
+		}
+		n := ParseNote(p, data)
+		if n.FrontmatterError() != nil || !n.HasLegacyLinks() || !n.MigrateLinks() {
+			continue
+		}
+		changes = append(changes, gitstore.Change{Path: p, Content: n.Render(), RequireClean: true})
+		done = append(done, p)
+	}
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "cairn doctor"}
+	if _, err := v.commit(human, "Move typed links into properties", "", changes); err != nil && !errors.Is(err, gitstore.ErrNothingToCommit) {
+		return nil, fmt.Errorf("move typed links into properties: %w", err)
+	}
+	return done, nil
 }
