@@ -147,10 +147,28 @@ func (n *Note) FrontmatterValues() (map[string]any, error) {
 	if n.fmNode == nil {
 		return out, nil
 	}
-	if err := n.fmNode.Decode(&out); err != nil {
+	if err := datesAsWritten(n.fmNode).Decode(&out); err != nil {
 		return out, fmt.Errorf("decode frontmatter: %w", err)
 	}
 	return out, nil
+}
+
+// datesAsWritten is a copy of a YAML tree whose unquoted dates are text:
+// yaml.v3 reads `created: 2026-09-24` as a time, which JSON would show as
+// 2026-09-24T00:00:00Z; a note's properties are shown as written, as
+// Obsidian shows them.
+func datesAsWritten(n *yaml.Node) *yaml.Node {
+	cp := *n
+	if cp.Kind == yaml.ScalarNode && cp.ShortTag() == "!!timestamp" {
+		cp.Tag = "!!str"
+	}
+	if len(n.Content) > 0 {
+		cp.Content = make([]*yaml.Node, len(n.Content))
+		for i, c := range n.Content {
+			cp.Content[i] = datesAsWritten(c)
+		}
+	}
+	return &cp
 }
 
 // DerivedID is the id of a note whose file has none yet: stable for its

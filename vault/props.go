@@ -78,6 +78,13 @@ func linkValue(s string) (target, fragment string, ok bool) {
 	return target, fragment, target != ""
 }
 
+// IsLinkText says whether a property value is one wikilink, as TypedLinks
+// reads it.
+func IsLinkText(s string) bool {
+	_, _, ok := linkValue(s)
+	return ok
+}
+
 // isLinkNode: a scalar whose whole value is a wikilink.
 func isLinkNode(v *yaml.Node) bool {
 	if v == nil || v.Kind != yaml.ScalarNode {

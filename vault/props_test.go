@@ -302,3 +302,15 @@ func TestDoctorFixMovesLegacyLinks(t *testing.T) {
 	}
 	cleanAndSound(t, dir)
 }
+
+// get_note shows a note's dates as written, not as times in another form.
+func TestFrontmatterDatesReadAsWritten(t *testing.T) {
+	n := ParseNote("x.md", []byte("---\ncreated: 2026-09-24\ndue: 2026-10-01T09:30:00\nold: 2026-11-29T19:03:00Z\nlist: [2026-01-02]\n---\n"))
+	v, err := n.FrontmatterValues()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(v["created"], " ", v["due"], " ", v["old"], " ", v["list"]) != "2026-09-24 2026-10-01T09:30:00 2026-11-29T19:03:00Z [2026-01-02]" {
+		t.Fatalf("%#v", v)
+	}
+}
