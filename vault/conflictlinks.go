@@ -70,7 +70,7 @@ func (v *Vault) removeStaleConflictLinks() ([]string, error) {
 		if len(keep) == 0 {
 			err = n.DeleteKey(ConflictsKey)
 		} else {
-			err = n.SetKey(ConflictsKey, ListNode(keep))
+			err = n.SetList(ConflictsKey, keep)
 		}
 		if err != nil {
 			continue

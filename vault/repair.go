@@ -53,8 +53,8 @@ func (v *Vault) leftoverFindings() []Finding {
 // to be abandoned (Leftovers says how that is known), and commits notes
 // changed on disk and quiet, as the person's, and gives notes whose file
 // repeats another's id an id of their own, and moves typed links out of
-// the legacy links: list into properties (linkmigrate.go). It returns one line per thing
-// it did.
+// the legacy links: list into properties (linkmigrate.go). It returns one
+// line per thing it did.
 func (v *Vault) Repair() ([]string, error) {
 	var did []string
 	removed, rep, err := v.store.RepairLeftovers()
