@@ -2,9 +2,9 @@ package vault
 
 import (
 	"context"
-	"os"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -398,10 +398,6 @@ func TestEveryPropertyHasOneObsidianTypeVaultWide(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := v.LinkMany(owner, []LinkArgs{{From: "[[Launch plan]]", ToTitle: "Typed", Type: "related"}, {From: "[[Pricing]]", ToTitle: "Typed", Type: "depends_on"}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn access"}
-	if err := v.GrantBank(human, "owner", "b1", true); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"User met Sam on 8 May, 2023", "User likes tea"} {
