@@ -197,3 +197,26 @@ func TestFrontmatterAddedToANoteWithout(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// BenchmarkFrontmatterSetKey measures one property write into a
+// people-written frontmatter (spliced), against re-encoding the block.
+func BenchmarkFrontmatterSetKey(b *testing.B) {
+	raw := []byte(obsidianFrontmatter)
+	b.Run("splice", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			n := ParseNote("x.md", raw)
+			if err := n.SetKey("status", StrNode("draft")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("whole", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			n := ParseNote("x.md", raw)
+			n.fmNode.Content = append(n.fmNode.Content, StrNode("status"), StrNode("draft"))
+			if err := n.reencode(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
