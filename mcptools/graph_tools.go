@@ -13,12 +13,12 @@ func graphTools() []*Tool {
 "from":{"type":"string","description":"The source note: id, path, [[Title]], title or alias."},
 "to":{"type":"string","description":"An existing target note (id, path, title...)."},
 "toTitle":{"type":"string","description":"Or a title, possibly of a note not written yet (a forward reference)."},
-"type":{"type":"string","description":"Edge type, a lower-case word such as depends_on, decided_in, relates_to."}},
+"type":{"type":"string","description":"Edge type, a lower-case word such as depends_on, decided_in, relates_to: the name of the property the link goes in, so not one with another meaning (tags, aliases, created, status...)."}},
 "required":["from","type"],"additionalProperties":false}`
 	return []*Tool{
 		{
 			Name: "link", Toolset: ToolsetGateway, Title: "Link two notes", Idempotent: true,
-			Description: "Add a typed edge from one note to another, kept in the source note's frontmatter (`links:`). The target is `to` (an existing note) or `toTitle` (a title; a note that does not exist yet is a forward reference that resolves when it is created). Both ends in the same space. The same edge twice is one edge.",
+			Description: "Add a typed edge from one note to another, kept in the source note's frontmatter as a list property named after the type (`depends_on: [\"[[Pricing]]\"]`), which Obsidian shows and edits. The target is `to` (an existing note) or `toTitle` (a title; a note that does not exist yet is a forward reference that resolves when it is created). Both ends in the same space. The same edge twice is one edge.",
 			Schema:      linkItem,
 			Handle:      linkOne,
 		},

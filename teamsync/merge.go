@@ -31,15 +31,16 @@ type Merged struct {
 
 // unionKeys are the frontmatter lists whose changes on both sides merge
 // as a union (ours first, then what theirs added) instead of conflicting:
-// tags, aliases, and the links to a note's conflict copies.
+// tags, aliases, and the links to a note's conflict copies; so do list
+// properties of links (linkList).
 var unionKeys = []string{"tags", "aliases", vault.ConflictsKey}
 
 // MergeNote merges a note changed on both sides since base (nil when
 // both sides created it). The body merges line by line as git does
 // (git merge-file); the frontmatter key by key: a key changed on one side
-// takes that change, on both sides the same way is kept, tags and aliases
-// changed both ways become their union, and anything else changed both
-// ways is a conflict.
+// takes that change, on both sides the same way is kept, tags, aliases and
+// lists of links changed both ways become their union, and anything else
+// changed both ways is a conflict.
 func MergeNote(ctx context.Context, path string, base, ours, theirs []byte) (Merged, error) {
 	o, t := vault.ParseNote(path, ours), vault.ParseNote(path, theirs)
 	b := vault.ParseNote(path, base)
@@ -127,8 +128,8 @@ func mergeFrontmatter(o, b, t *vault.Note) ([]string, error) {
 			}
 		case inT == inB && reflect.DeepEqual(tVal, bVal):
 			// Only ours changed it: keep ours.
-		case slices.Contains(unionKeys, k):
-			if err := o.SetKey(k, vault.ListNode(union(listOf(oVal), listOf(tVal)))); err != nil {
+		case slices.Contains(unionKeys, k) || (linkList(oVal) && linkList(tVal)):
+			if err := o.SetList(k, union(listOf(oVal), listOf(tVal))); err != nil {
 				return nil, err
 			}
 		default:
@@ -136,6 +137,22 @@ func mergeFrontmatter(o, b, t *vault.Note) ([]string, error) {
 		}
 	}
 	return conflicts, nil
+}
+
+// linkList: a list property of links (a typed link property such as
+// `related: ["[[A]]", "[[B]]"]`), which merges as a union too: two clones
+// linking the same note each add their link.
+func linkList(v any) bool {
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return false
+	}
+	for _, e := range l {
+		if s, ok := e.(string); !ok || !vault.IsLinkText(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // listOf reads a frontmatter list (or a single value) as strings.

@@ -85,6 +85,22 @@ func TestFrontmatterMergesKeyByKey(t *testing.T) {
 	}
 }
 
+// Two clones each linking the note to another one, in the same link
+// property, keep both links, written as the property was (one a line);
+// the rest of the frontmatter stays as written.
+func TestLinkPropertiesMergeAsAUnion(t *testing.T) {
+	b := strings.Replace(base, "owner: jonas\n", "owner: jonas\nrelated:\n  - \"[[Pricing]]\"\n", 1)
+	ours := strings.Replace(b, "  - \"[[Pricing]]\"\n", "  - \"[[Pricing]]\"\n  - \"[[Launch plan]]\"\n", 1)
+	theirs := strings.Replace(b, "  - \"[[Pricing]]\"\n", "  - \"[[Pricing]]\"\n  - \"[[Rollback runbook]]\"\n", 1)
+	theirs = strings.Replace(theirs, "Step one: build.", "Step one: build it.", 1)
+	m := mergeNotes(t, b, ours, theirs)
+	want := strings.Replace(ours, "  - \"[[Launch plan]]\"\n", "  - \"[[Launch plan]]\"\n  - \"[[Rollback runbook]]\"\n", 1)
+	want = strings.Replace(want, "Step one: build.", "Step one: build it.", 1)
+	if m.Conflict || string(m.Content) != want {
+		t.Fatalf("conflict %v (%s):\n%s\nwant:\n%s", m.Conflict, m.Why, m.Content, want)
+	}
+}
+
 func TestAScalarChangedBothWaysConflicts(t *testing.T) {
 	ours := strings.Replace(base, "status: draft", "status: accepted", 1)
 	theirs := strings.Replace(base, "status: draft", "status: rejected", 1)

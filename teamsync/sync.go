@@ -553,7 +553,7 @@ func linkCopy(note []byte, copyPath string) ([]byte, bool) {
 		}
 	}
 	items = append(items, "[["+strings.TrimSuffix(path.Base(copyPath), ".md")+"]]")
-	if n.SetKey(vault.ConflictsKey, vault.ListNode(items)) != nil {
+	if n.SetList(vault.ConflictsKey, items) != nil {
 		return nil, false
 	}
 	return n.Render(), true

@@ -179,17 +179,13 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	if d, ok := findDate(factContext + "\n" + content); ok {
 		set("event_date", d)
 	}
-	set("created", time.Now().UTC().Format(time.RFC3339))
+	set("created", time.Now().UTC().Format(DateTimeLayout))
 	// Facts put one after another in the same context are a sequence (the
 	// turns of one conversation, the steps of one story): linked, search
 	// indexes each with its neighbours (docs/search.md).
 	if prev := v.lastFact(folder, factContext); prev != "" {
-		links := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		links.Content = append(links.Content, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Content: []*yaml.Node{
-			{Kind: yaml.ScalarNode, Value: "type"}, {Kind: yaml.ScalarNode, Value: "follows"},
-			{Kind: yaml.ScalarNode, Value: "to"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.TrimSuffix(prev, ".md")},
-		}})
-		fm.Content = append(fm.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "links"}, links)
+		follows := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Content: []*yaml.Node{linkItem(strings.TrimSuffix(prev, ".md"))}}
+		fm.Content = append(fm.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "follows"}, follows)
 	}
 	head, err := yaml.Marshal(fm)
 	if err != nil {

@@ -70,11 +70,12 @@ func (v *Vault) removeStaleConflictLinks() ([]string, error) {
 		if len(keep) == 0 {
 			err = n.DeleteKey(ConflictsKey)
 		} else {
-			err = n.SetKey(ConflictsKey, ListNode(keep))
+			err = n.SetList(ConflictsKey, keep)
 		}
 		if err != nil {
 			continue
 		}
+		n.MigrateLinks()
 		changes = append(changes, gitstore.Change{Path: p, Content: n.Render(), RequireClean: true})
 		done = append(done, p)
 	}

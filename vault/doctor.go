@@ -59,7 +59,7 @@ func (v *Vault) Doctor() []Finding {
 	if fi, err := os.Stat(filepath.Join(v.root, TokensFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", TokensFile, fi.Mode().Perm())
 	}
-	var broken, conflicts, resolved []string
+	var broken, conflicts, resolved, legacy []string
 	notes := 0
 	v.catMu.Lock()
 	paths := make([]string, 0, len(v.cat.entries))
@@ -76,6 +76,9 @@ func (v *Vault) Doctor() []Finding {
 			continue
 		}
 		n := ParseNote(p, data)
+		if err := n.FrontmatterError(); err == nil && n.HasLegacyLinks() && ParseNote(p, data).MigrateLinks() {
+			legacy = append(legacy, p)
+		}
 		if err := n.FrontmatterError(); err != nil {
 			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
 		} else if c := v.unresolvedConflict(n); c != "" {
@@ -95,6 +98,10 @@ func (v *Vault) Doctor() []Finding {
 	}
 	for _, c := range resolved {
 		add("info", "conflict links", "%s", c)
+	}
+	if len(legacy) > 0 {
+		add("info", "typed links", "%d note(s) keep typed links in the old links: list, which Obsidian's Properties cannot show: %s (read as before; cairn's next write of each moves them into properties, doctor --fix does it now)",
+			len(legacy), abbreviate(legacy, 5))
 	}
 	for _, c := range v.DuplicateIDs() {
 		add("warning", "ids", "%s repeats the id %s of %s, which keeps it; it is known by %s, which cairn sync or doctor --fix writes into its file", c.Path, c.ID, c.Kept, c.NewID)

@@ -29,7 +29,8 @@ type EditArgs struct {
 
 // EditNote changes a note's body by words, not positions, if and only if
 // versionToken is the note's current one. The frontmatter is kept byte for
-// byte (an id is added if the file had none).
+// byte, but for an id added if the file had none and typed links moved
+// out of a legacy links: list (linkmigrate.go).
 func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 	if a.VersionToken == "" {
 		return nil, argErr("versionToken", "is required: take it from get_note (compare-and-swap protects others' changes)")
@@ -85,6 +86,11 @@ func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 	}
 	if len(body) > MaxNoteBytes {
 		return nil, argErr("content", "the note would be %d bytes; a note holds at most %d bytes", len(body), MaxNoteBytes)
+	}
+	// A write moves typed links out of the legacy links: list; an edit
+	// that changes nothing stays one.
+	if body != string(n.Body) || !n.IDSaved {
+		n.MigrateLinks()
 	}
 	n.Body = []byte(body)
 	if err := n.EnsureID(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/wikilinks"
-	"gopkg.in/yaml.v3"
 )
 
 // LinkArgs is one typed edge to add.
@@ -32,8 +31,10 @@ type LinkOutcome struct {
 	Commit  string       `json:"commit,omitempty"`
 }
 
-// Link adds one typed edge from→target in the source note's frontmatter
-// (`links:`), in one commit; the same edge twice is one edge.
+// Link adds one typed edge from→target in the source note's frontmatter,
+// as a link in the list property named after the type
+// (`depends_on: ["[[Pricing]]"]`), in one commit; the same edge twice is
+// one edge.
 func (v *Vault) Link(c Caller, a LinkArgs) (*LinkOutcome, error) {
 	out, errs, err := v.linkMany(c, []LinkArgs{a}, "")
 	if err != nil {
@@ -79,16 +80,18 @@ func (v *Vault) linkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcom
 		}
 		res.ToID, res.Target = toID, target
 		n := e.notes[p]
-		if seq := n.key("links"); seq != nil && seq.Kind != yaml.SequenceNode {
-			errs[i] = argErr(arg+"from", "the note's frontmatter has a `links:` value that is not a list; fix it by hand")
-			res.Status, res.Error = "error", errs[i].Error()
-			out.Results = append(out.Results, res)
-			continue
-		}
-		if hasTypedLink(n, l.Type, target, toID, v) {
+		switch {
+		case hasTypedLink(n, l.Type, target, toID, v):
 			res.Status = "unchanged"
-		} else {
-			addTypedLink(n, l.Type, target)
+		case linkPropertyProblem(n, l.Type) != "":
+			errs[i] = argErr(arg+"type", "%s", linkPropertyProblem(n, l.Type))
+			res.Status, res.Error = "error", errs[i].Error()
+		default:
+			if err := addTypedLink(n, l.Type, target); err != nil {
+				errs[i] = argErr(arg+"from", "%s: %v", p, err)
+				res.Status, res.Error = "error", errs[i].Error()
+				break
+			}
 			res.Status = "created"
 			changed[p] = true
 		}
@@ -113,8 +116,8 @@ func (v *Vault) linkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcom
 
 // prepareLink checks one edge and loads its source note into e.
 func (v *Vault) prepareLink(c Caller, e *edits, arg string, l LinkArgs) (path, toID, target string, err error) {
-	if !linkTypeRE.MatchString(l.Type) {
-		return "", "", "", argErr(arg+"type", "%q must be a lower-case word like depends_on", l.Type)
+	if err := v.checkLinkType(arg+"type", l.Type); err != nil {
+		return "", "", "", err
 	}
 	if (l.To == "") == (l.ToTitle == "") {
 		return "", "", "", argErr(arg+"to", "give exactly one of to (an existing note) or toTitle (a title, perhaps of a note not written yet)")
@@ -199,19 +202,6 @@ func hasTypedLink(n *Note, typ, target, toID string, v *Vault) bool {
 		}
 	}
 	return false
-}
-
-func addTypedLink(n *Note, typ, target string) {
-	seq := n.key("links")
-	if seq == nil || seq.Kind != yaml.SequenceNode {
-		seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	}
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
-	m.Content = append(m.Content, StrNode("type"), StrNode(typ), StrNode("to"),
-		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: "[[" + target + "]]"})
-	seq.Content = append(seq.Content, m)
-	n.SetKey("links", seq)
-	n.EnsureID()
 }
 
 // checkTitleRef checks a title given to name a note in a new link.

@@ -165,6 +165,7 @@ func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observatio
 			n.SetKey("project", StrNode(project))
 		}
 	}
+	n.MigrateLinks()
 	n.Body = []byte(addObservation(string(n.Body), o))
 	if err := n.EnsureID(); err != nil {
 		return nil, err

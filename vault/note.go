@@ -95,7 +95,9 @@ func (n *Note) readKeys() {
 		k, v := n.fmNode.Content[i].Value, n.fmNode.Content[i+1]
 		switch k {
 		case "id":
-			if v.Kind == yaml.ScalarNode {
+			// An id the vault gave this file in place of a copied one
+			// (adoptID: not saved yet) stands until EnsureID writes it.
+			if v.Kind == yaml.ScalarNode && (n.ID == "" || n.IDSaved) {
 				n.ID = strings.TrimSpace(v.Value)
 			}
 		case "type":
@@ -145,10 +147,28 @@ func (n *Note) FrontmatterValues() (map[string]any, error) {
 	if n.fmNode == nil {
 		return out, nil
 	}
-	if err := n.fmNode.Decode(&out); err != nil {
+	if err := datesAsWritten(n.fmNode).Decode(&out); err != nil {
 		return out, fmt.Errorf("decode frontmatter: %w", err)
 	}
 	return out, nil
+}
+
+// datesAsWritten is a copy of a YAML tree whose unquoted dates are text:
+// yaml.v3 reads `created: 2026-09-24` as a time, which JSON would show as
+// 2026-09-24T00:00:00Z; a note's properties are shown as written, as
+// Obsidian shows them.
+func datesAsWritten(n *yaml.Node) *yaml.Node {
+	cp := *n
+	if cp.Kind == yaml.ScalarNode && cp.ShortTag() == "!!timestamp" {
+		cp.Tag = "!!str"
+	}
+	if len(n.Content) > 0 {
+		cp.Content = make([]*yaml.Node, len(n.Content))
+		for i, c := range n.Content {
+			cp.Content[i] = datesAsWritten(c)
+		}
+	}
+	return &cp
 }
 
 // DerivedID is the id of a note whose file has none yet: stable for its
@@ -208,37 +228,54 @@ func (n *Note) Render() []byte {
 	return append(out, n.Body...)
 }
 
-// SetKey sets a top-level frontmatter key (adding it at the end, or after
-// existing keys, when new) and re-encodes the frontmatter region. The body
-// is untouched. A note without frontmatter gets one.
+// SetKey sets a top-level frontmatter key (adding it at the end when new,
+// or first for `id`). Only the lines of that key change (fmedit.go); the
+// body is untouched. A note without frontmatter gets one.
 func (n *Note) SetKey(key string, value *yaml.Node) error {
+	at := -1
+	if key == "id" { // ids go first, where people look for them
+		at = 0
+	}
+	return n.setKeyAt(key, value, at)
+}
+
+// setKeyAt is SetKey that puts a new key before the key at pair index at
+// (at the end when at < 0 or past the end).
+func (n *Note) setKeyAt(key string, value *yaml.Node, at int) error {
 	if n.fmErr != nil {
 		return fmt.Errorf("the note's frontmatter is not valid YAML (%v): fix it in an editor first", n.fmErr)
 	}
+	l, ok := n.layout()
 	if n.fmNode == nil {
 		n.fmNode = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	}
-	set := false
-	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
-		if n.fmNode.Content[i].Value == key {
-			n.fmNode.Content[i+1] = value
-			set = true
-			break
-		}
+	if i := n.keyIndex(key); i >= 0 {
+		return n.replaceAt(i, value)
 	}
-	if !set {
-		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
-		if key == "id" { // ids go first, where people look for them
-			n.fmNode.Content = append([]*yaml.Node{k, value}, n.fmNode.Content...)
-		} else {
-			n.fmNode.Content = append(n.fmNode.Content, k, value)
-		}
+	prev := append([]*yaml.Node(nil), n.fmNode.Content...)
+	pairs := len(n.fmNode.Content) / 2
+	if at < 0 || at > pairs {
+		at = pairs
 	}
-	return n.reencode()
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
+	n.fmNode.Content = append(append(append([]*yaml.Node(nil), prev[:2*at]...), k, value), prev[2*at:]...)
+	return n.apply(l, ok, fmEdit{i: at}, prev)
 }
 
-// DeleteKey removes a top-level frontmatter key, if there, and re-encodes
-// the frontmatter region. The body is untouched.
+// replaceAt sets the value of the key at pair index i (of a key given
+// twice, the one meant).
+func (n *Note) replaceAt(i int, value *yaml.Node) error {
+	if n.fmErr != nil {
+		return fmt.Errorf("the note's frontmatter is not valid YAML (%v): fix it in an editor first", n.fmErr)
+	}
+	l, ok := n.layout()
+	prev := append([]*yaml.Node(nil), n.fmNode.Content...)
+	n.fmNode.Content[2*i+1] = value
+	return n.apply(l, ok, fmEdit{i: i, replace: true}, prev)
+}
+
+// DeleteKey removes a top-level frontmatter key, if there: its lines go,
+// every other line stays. The body is untouched.
 func (n *Note) DeleteKey(key string) error {
 	if n.fmErr != nil {
 		return fmt.Errorf("the note's frontmatter is not valid YAML (%v): fix it in an editor first", n.fmErr)
@@ -248,8 +285,10 @@ func (n *Note) DeleteKey(key string) error {
 	}
 	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
 		if n.fmNode.Content[i].Value == key {
-			n.fmNode.Content = append(n.fmNode.Content[:i], n.fmNode.Content[i+2:]...)
-			return n.reencode()
+			l, ok := n.layout()
+			prev := n.fmNode.Content
+			n.fmNode.Content = append(append([]*yaml.Node(nil), prev[:i]...), prev[i+2:]...)
+			return n.apply(l, ok, fmEdit{i: i / 2, remove: true}, prev)
 		}
 	}
 	return nil
@@ -259,7 +298,8 @@ func (n *Note) DeleteKey(key string) error {
 // when absent), for a caller that carries it into another note unchanged.
 func (n *Note) KeyNode(key string) *yaml.Node { return n.key(key) }
 
-// reencode writes the frontmatter region again from its node.
+// reencode writes the whole frontmatter region again from its node: the
+// fallback when a change cannot be spliced into the lines (fmedit.go).
 func (n *Note) reencode() error {
 	keepFlowNulls(n.fmNode, false)
 	var buf bytes.Buffer
@@ -269,6 +309,11 @@ func (n *Note) reencode() error {
 		return fmt.Errorf("encode frontmatter: %w", err)
 	}
 	enc.Close()
+	node, err := parseMapping(buf.String())
+	if err != nil {
+		return fmt.Errorf("the frontmatter would not read back (%v): fix it in an editor first", err)
+	}
+	n.fmNode = node // positions as now written, for the next splice
 	fm := append(append([]byte("---\n"), buf.Bytes()...), []byte("---\n")...)
 	if bytes.Contains(n.fmRaw, []byte("\r\n")) {
 		fm = bytes.ReplaceAll(fm, []byte("\n"), []byte("\r\n")) // keep the file's line endings
@@ -336,43 +381,10 @@ func validText(arg, s string) error {
 	return nil
 }
 
-// Links are the note's links: those written in the body, then the typed
-// links of the frontmatter's `links:` list ({type, to}).
+// Links are the note's links: those written in the body, then its typed
+// links (link properties and the legacy `links:` list: props.go).
 func (n *Note) Links() []wikilinks.Link {
-	out := wikilinks.Parse(n.Body)
-	for _, l := range n.TypedLinks() {
-		out = append(out, l)
-	}
-	return out
-}
-
-// TypedLinks reads the frontmatter's `links:` list.
-func (n *Note) TypedLinks() []wikilinks.Link {
-	seq := n.key("links")
-	if seq == nil || seq.Kind != yaml.SequenceNode {
-		return nil
-	}
-	var out []wikilinks.Link
-	for _, item := range seq.Content {
-		if item.Kind != yaml.MappingNode {
-			continue
-		}
-		var typ, to string
-		for i := 0; i+1 < len(item.Content); i += 2 {
-			switch item.Content[i].Value {
-			case "type":
-				typ = item.Content[i+1].Value
-			case "to":
-				to = item.Content[i+1].Value
-			}
-		}
-		target, frag := wikilinks.ParseRef(to)
-		if typ == "" || target == "" {
-			continue
-		}
-		out = append(out, wikilinks.Link{Target: target, Fragment: frag, Type: typ, Typed: true, Offset: -1})
-	}
-	return out
+	return append(wikilinks.Parse(n.Body), n.TypedLinks()...)
 }
 
 // key returns a top-level frontmatter value node, or nil.

@@ -23,7 +23,7 @@ func TestFrontmatterRoundTripKeepsOrderCommentsAndBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := string(n.Render())
-	for _, want := range []string{"# reviewed by Sam", "type: decision # inline", "tags: [launch, pricing]", "created: 2026-09-14", "id: " + n.ID} {
+	for _, want := range []string{"# reviewed by Sam", "type: decision   # inline", "tags: [launch, pricing]", "created: 2026-09-14", "id: " + n.ID} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lost %q in:\n%s", want, out)
 		}

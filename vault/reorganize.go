@@ -220,7 +220,7 @@ func setTitle(n *Note, old, title string) error {
 	if !slices.Contains(aliases, old) {
 		aliases = append(aliases, old)
 	}
-	if err := n.SetKey("aliases", ListNode(aliases)); err != nil {
+	if err := n.SetList("aliases", aliases); err != nil {
 		return err
 	}
 	n.Aliases = aliases

@@ -52,8 +52,9 @@ func (v *Vault) leftoverFindings() []Finding {
 // a crashed process left, removes the git locks and temporary files known
 // to be abandoned (Leftovers says how that is known), and commits notes
 // changed on disk and quiet, as the person's, and gives notes whose file
-// repeats another's id an id of their own. It returns one line per thing
-// it did.
+// repeats another's id an id of their own, and moves typed links out of
+// the legacy links: list into properties (linkmigrate.go). It returns one
+// line per thing it did.
 func (v *Vault) Repair() ([]string, error) {
 	var did []string
 	removed, rep, err := v.store.RepairLeftovers()
@@ -92,6 +93,13 @@ func (v *Vault) Repair() ([]string, error) {
 	cleaned, err := v.removeStaleConflictLinks()
 	if len(cleaned) > 0 {
 		did = append(did, fmt.Sprintf("removed the links to deleted conflict copies from %s", abbreviate(cleaned, 5)))
+	}
+	if err != nil {
+		return did, err
+	}
+	migrated, err := v.migrateAllLinks()
+	if len(migrated) > 0 {
+		did = append(did, fmt.Sprintf("moved the typed links of %d note(s) from the old links: list into properties: %s", len(migrated), abbreviate(migrated, 5)))
 	}
 	return did, err
 }

@@ -75,7 +75,8 @@ func (e *edits) move(from, to string) error {
 // retarget rewrites, in every note the caller may write that links to id
 // by a spelling pick accepts, the target text to newTarget. Body links are
 // rewritten in place (label, fragment and surroundings kept); typed links
-// in the frontmatter get their `to:` replaced. These are the caller's own
+// in the frontmatter (link properties, legacy `links:` entries) get their
+// value's target replaced. These are the caller's own
 // edits, reported to it. Links in notes it may not write are left to the
 // guard (upkeep.go), which keeps them naming the note without telling the
 // caller about notes it cannot read, and never blocks on them.
@@ -126,27 +127,20 @@ func rewriteLinks(n *Note, which []wikilinks.Edge, newTarget string) {
 	}
 	n.Body = body
 	if typed {
-		if seq := n.key("links"); seq != nil && seq.Kind == yaml.SequenceNode {
-			for _, item := range seq.Content {
-				for i := 0; i+1 < len(item.Content); i += 2 {
-					if item.Content[i].Value != "to" {
-						continue
-					}
-					t, _ := wikilinks.ParseRef(item.Content[i+1].Value)
-					if !want[t] {
-						continue
-					}
-					item.Content[i+1].Value = retargetRef(item.Content[i+1].Value, newTarget)
-					item.Content[i+1].Style = yaml.DoubleQuotedStyle
-				}
+		n.typedLinkValues(func(val *yaml.Node) bool {
+			if t, _ := wikilinks.ParseRef(val.Value); !want[t] {
+				return false
 			}
-			n.SetKey("links", seq)
-		}
+			val.Value = retargetRef(val.Value, newTarget)
+			val.Style = yaml.DoubleQuotedStyle
+			return true
+		})
 	}
 }
 
 // changes renders everything as commit changes: moves become a delete and
-// an add, each checked against the version read.
+// an add, each checked against the version read. Typed links still in the
+// legacy `links:` list move into properties on the way.
 func (e *edits) changes() []gitstore.Change {
 	var out []gitstore.Change
 	paths := make([]string, 0, len(e.notes))
@@ -156,6 +150,7 @@ func (e *edits) changes() []gitstore.Change {
 	sort.Strings(paths)
 	for _, p := range paths {
 		n := e.notes[p]
+		n.MigrateLinks() // a note cairn writes leaves the legacy links: list (linkmigrate.go)
 		if to, moved := e.moves[p]; moved {
 			out = append(out,
 				gitstore.Change{Path: p, Delete: true, CheckVersion: true, ExpectVersion: e.tokens[p], RequireClean: true},

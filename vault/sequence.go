@@ -95,11 +95,20 @@ func whoOf(n *Note) []string {
 		if node == nil {
 			continue
 		}
+		var names []string
 		switch node.Kind {
 		case yaml.ScalarNode:
-			out = append(out, strings.TrimSpace(node.Value))
+			names = []string{strings.TrimSpace(node.Value)}
 		case yaml.SequenceNode:
-			out = append(out, stringList(node)...)
+			names = stringList(node)
+		}
+		for _, s := range names {
+			// author: "[[Sam Okafor]]" links the person's note (a typed
+			// link too): the person is the name linked.
+			if target, _, ok := linkValue(s); ok {
+				s = target
+			}
+			out = append(out, s)
 		}
 	}
 	return out

@@ -108,7 +108,7 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 		case t.After(time.Now().Add(14 * time.Hour)): // a day east of UTC is not the future
 			return rejected(fmt.Sprintf("argument occurred_at: %s is in the future", a.OccurredAt)), nil
 		}
-		occurred = strings.TrimSpace(a.OccurredAt)
+		occurred = propertyDate(a.OccurredAt, t)
 	}
 	if c.Principal == "" || c.Ceiling < RoleWrite {
 		return rejected("this token may not write"), nil
@@ -140,7 +140,7 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 	if occurred != "" {
 		set("occurred_at", occurred)
 	}
-	set("captured_at", time.Now().UTC().Format(time.RFC3339))
+	set("captured_at", time.Now().UTC().Format(DateTimeLayout))
 	head, err := yaml.Marshal(fm)
 	if err != nil {
 		return nil, err

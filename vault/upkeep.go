@@ -229,33 +229,19 @@ func keepLinks(n *Note, m map[string]keptAs) {
 		body = append(append(append([]byte{}, body[:l.Offset]...), k.target+tail...), body[end:]...)
 	}
 	n.Body = body
-	seq := n.key("links")
-	if seq == nil || seq.Kind != yaml.SequenceNode {
-		return
-	}
-	changed := false
-	for _, item := range seq.Content {
-		for i := 0; i+1 < len(item.Content); i += 2 {
-			if item.Content[i].Value != "to" {
-				continue
-			}
-			val := item.Content[i+1]
-			t, frag := wikilinks.ParseRef(val.Value)
-			k, ok := m[t]
-			if !ok {
-				continue
-			}
-			val.Value = retargetRef(val.Value, k.target)
-			if k.label && !strings.Contains(val.Value, "|") {
-				val.Value = strings.TrimSuffix(val.Value, "]]") + "|" + shown(t, frag) + "]]"
-			}
-			val.Style = yaml.DoubleQuotedStyle
-			changed = true
+	n.typedLinkValues(func(val *yaml.Node) bool {
+		t, frag := wikilinks.ParseRef(val.Value)
+		k, ok := m[t]
+		if !ok {
+			return false
 		}
-	}
-	if changed {
-		n.SetKey("links", seq)
-	}
+		val.Value = retargetRef(val.Value, k.target)
+		if k.label && !strings.Contains(val.Value, "|") {
+			val.Value = strings.TrimSuffix(val.Value, "]]") + "|" + shown(t, frag) + "]]"
+		}
+		val.Style = yaml.DoubleQuotedStyle
+		return true
+	})
 }
 
 // shown is how Obsidian displays a link without a label.

@@ -55,7 +55,7 @@ func TestCreateKeepsLinksTheCallerCannotSee(t *testing.T) {
 	sameResolution(t, before, resolvedLinks(v), "after sam's create")
 	got := readFile(t, filepath.Join(dir, "acme/handbook/Price forms.md"))
 	for _, want := range []string{
-		`to: "[[acme/launch/Pricing|Pricing]]"`,
+		"---\nrelates_to:\n  - \"[[acme/launch/Pricing|Pricing]]\"\n---\n", // moved out of links: by the write
 		"[[acme/launch/Pricing|Pricing]], [[acme/launch/Pricing|pricing]], [[acme/launch/Pricing#Plans|Pricing > Plans]], " +
 			"[[acme/launch/Pricing|the grid]], ![[acme/launch/Pricing]], `[[Pricing]]`",
 		`| team | [[acme/launch/Pricing\|Pricing]] |`,

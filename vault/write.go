@@ -12,7 +12,6 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/wikilinks"
-	"gopkg.in/yaml.v3"
 )
 
 // LinkSpec is a typed edge given when a note is created.
@@ -149,7 +148,7 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	links, err := v.linkNodes(c, pr, a.Links, prefix)
+	links, err := v.newLinks(c, pr, a.Links, prefix)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -184,9 +183,11 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	if len(tags) > 0 {
 		n.SetKey("tags", ListNode(tags))
 	}
-	n.SetKey("created", StrNode(time.Now().UTC().Format(time.RFC3339)))
-	if links != nil {
-		n.SetKey("links", links)
+	n.SetKey("created", DateTimeNode(time.Now()))
+	for _, l := range links {
+		if err := addTypedLink(n, l.typ, l.target); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	return n, pr, e, nil
 }
@@ -370,17 +371,18 @@ func (v *Vault) destination(c Caller, project, path, prefix string) (*Project, s
 	return owner, folder, nil
 }
 
-// linkNodes checks typed links and renders them for the frontmatter as
-// {type, to: "[[Title]]"}, the form people write by hand.
-func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec, prefix string) (*yaml.Node, error) {
-	if len(links) == 0 {
-		return nil, nil
-	}
-	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+// newLink is a typed link a new note is written with.
+type newLink struct{ typ, target string }
+
+// newLinks checks create_note's typed links and says how each is written:
+// a link to the note's title, or its path when the title would not name
+// it, in the list property named after the type (props.go).
+func (v *Vault) newLinks(c Caller, pr *Project, links []LinkSpec, prefix string) ([]newLink, error) {
+	var out []newLink
 	for i, l := range links {
 		arg := fmt.Sprintf("%slinks[%d]", prefix, i)
-		if !linkTypeRE.MatchString(l.Type) {
-			return nil, argErr(arg+".type", "%q must be a lower-case word like depends_on", l.Type)
+		if err := v.checkLinkType(arg+".type", l.Type); err != nil {
+			return nil, err
 		}
 		if (l.To == "") == (l.ToTitle == "") {
 			return nil, argErr(arg, "give exactly one of to (an existing note) or toTitle (a title)")
@@ -398,12 +400,15 @@ func (v *Vault) linkNodes(c Caller, pr *Project, links []LinkSpec, prefix string
 		} else if err := checkTitleRef(arg+".toTitle", target); err != nil {
 			return nil, err
 		}
-		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
-		m.Content = append(m.Content, StrNode("type"), StrNode(l.Type), StrNode("to"),
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: "[[" + target + "]]"})
-		seq.Content = append(seq.Content, m)
+		dup := false
+		for _, o := range out {
+			dup = dup || (o.typ == l.Type && strings.EqualFold(o.target, target))
+		}
+		if !dup {
+			out = append(out, newLink{l.Type, target})
+		}
 	}
-	return seq, nil
+	return out, nil
 }
 
 func ensureNewline(s string) string {

@@ -28,7 +28,7 @@ func TestCreateReadEditDeleteAreOneCommitEach(t *testing.T) {
 		t.Fatalf("author/trailers: %q", log)
 	}
 	file := readFile(t, filepath.Join(dir, w.Path))
-	for _, want := range []string{"id: " + w.ID, "type: decision", "tags: [search, fusion]", `to: "[[Pricing]]"`, `to: "[[Not yet written]]"`, "# Use RRF\n\nWe fuse rankings.\n"} {
+	for _, want := range []string{"id: " + w.ID, "type: decision", "tags: [search, fusion]", `depends_on: ["[[Pricing]]"]`, `relates_to: ["[[Not yet written]]"]`, "# Use RRF\n\nWe fuse rankings.\n"} {
 		if !strings.Contains(file, want) {
 			t.Errorf("file lacks %q:\n%s", want, file)
 		}

@@ -244,7 +244,7 @@ func writeNotes(dir string, samples []sample) (int, error) {
 				// search uses as a sequence (docs/search.md).
 				follows := ""
 				if prev != "" {
-					follows = fmt.Sprintf("links:\n  - type: follows\n    to: %q\n", prev)
+					follows = fmt.Sprintf("follows: [%q]\n", "[["+prev+"]]")
 				}
 				prev = s.ID + "/session-" + num + "/" + strings.Replace(t.DiaID, ":", "-", 1)
 				body := t.Text
