@@ -25,11 +25,9 @@ func (g *Graph) view(visible Visible) view {
 	}
 }
 
-// candidates are the visible files of a lower-cased name.
-func (w view) candidates(key string) []fileRef {
-	m := w.files(key)
-	out := make([]fileRef, 0, len(m))
-	for p, id := range m {
+// candidates appends to out the visible files of a lower-cased name.
+func (w view) candidates(out []fileRef, key string) []fileRef {
+	for p, id := range w.files(key) {
 		if w.notesOnly && id == "" {
 			continue
 		}
@@ -56,7 +54,7 @@ func (w view) resolve(src, target string) Resolution {
 	if strings.Contains(target, "/") {
 		how = ByPath
 	}
-	win, tied, ok := obsidianDest(w.candidates, target, src)
+	win, tied, ok := obsidianDest(w, target, src)
 	switch {
 	case ok:
 		return Resolution{Status: Resolved, ID: win.id, Path: win.path, How: how, Obsidian: ObsidianSame}
@@ -139,7 +137,7 @@ func (g *Graph) LinkText(path, src string) string {
 	w := g.view(nil)
 	if name != "" && !strings.ContainsAny(name, "#|[]^") {
 		r := w.resolve(src, name)
-		if r.Status == Resolved && r.Path == path && r.How == ByName && len(w.candidates(strings.ToLower(fileName(path)))) == 1 {
+		if r.Status == Resolved && r.Path == path && r.How == ByName && len(w.candidates(nil, strings.ToLower(fileName(path)))) == 1 {
 			return name
 		}
 	}

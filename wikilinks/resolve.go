@@ -61,20 +61,21 @@ func lookupKeys(linkpath string) []string {
 	return []string{name + ".md"}
 }
 
-// obsidianDest applies Obsidian's rule. files gives the visible files of a
-// lower-cased name. It returns the winner, or the tied candidates at the
-// head of the list (more than one), or nothing.
-func obsidianDest(files func(key string) []fileRef, linkpath, sourcePath string) (win fileRef, tied []fileRef, ok bool) {
+// obsidianDest applies Obsidian's rule to what w sees. It returns the
+// winner, or the tied candidates at the head of the list (more than one),
+// or nothing.
+func obsidianDest(w view, linkpath, sourcePath string) (win fileRef, tied []fileRef, ok bool) {
+	var buf [4]fileRef
 	n := strings.ToLower(linkpath)
 	name := fileName(n)
 	var r []fileRef
 	if strings.Contains(name, ".") {
-		r = files(name)
+		r = w.candidates(buf[:0], name)
 	}
 	if len(r) == 0 {
-		n = strings.ToLower(linkpath + ".md")
-		name = fileName(n)
-		r = files(name)
+		n += ".md"
+		name += ".md"
+		r = w.candidates(buf[:0], name)
 	}
 	if len(r) == 0 {
 		return fileRef{}, nil, false
