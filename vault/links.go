@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"strings"
+
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -78,4 +80,15 @@ func (v *Vault) links(c Caller, id string) *Links {
 		out.Incoming = append(out.Incoming, InLink{Type: e.Type, From: v.noteRef(e.From), Fragment: e.Fragment, Typed: e.Typed})
 	}
 	return out
+}
+
+// writtenAs is the text that replaces l's target (at its Offset) so that
+// the link names target and keeps its style: a Markdown link stays a
+// Markdown link, URL-encoded as it was (or as a bare destination needs),
+// and keeps its .md when it was written with one.
+func writtenAs(l wikilinks.Link, target string) string {
+	if l.Form == wikilinks.FormMarkdown && strings.HasSuffix(strings.ToLower(l.Target), ".md") && !strings.HasSuffix(strings.ToLower(target), ".md") {
+		target += ".md"
+	}
+	return l.Spell(target)
 }

@@ -197,3 +197,56 @@ func TestAttachmentLinksFollowTheDisk(t *testing.T) {
 		t.Fatal("an attachment read as a note")
 	}
 }
+
+// obsidianTargets lists, per note, where each of its links leads in
+// Obsidian (the reference), reading the vault on disk.
+func obsidianTargets(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	files := filesOf(t, dir)
+	out := map[string][]string{}
+	for _, p := range files {
+		if !strings.HasSuffix(p, ".md") {
+			continue
+		}
+		for _, r := range obsidianref.Targets(files, p, []byte(readFile(t, filepath.Join(dir, filepath.FromSlash(p))))) {
+			out[p] = append(out[p], r.To)
+		}
+	}
+	return out
+}
+
+// Moving a note that links of every form name (wikilinks by path, a
+// Markdown link URL-encoded and without .md, a link by name) leaves every
+// link of the vault leading where it led in Obsidian: a Markdown link
+// stays a Markdown link, encoded as it was.
+func TestMoveKeepsMarkdownLinksWorkingInObsidian(t *testing.T) {
+	v, dir := obsidianTestVault(t)
+	before := obsidianTargets(t, dir)
+	if _, err := v.MoveNote(owner, "notes/sub/Deep note.md", "archive", ""); err != nil {
+		t.Fatal(err)
+	}
+	moved := func(p string) string {
+		if p == "notes/sub/Deep note.md" {
+			return "archive/Deep note.md"
+		}
+		return p
+	}
+	after := obsidianTargets(t, dir)
+	for src, targets := range before {
+		got := after[moved(src)]
+		if len(got) != len(targets) {
+			t.Fatalf("%s: %d links, then %d", src, len(targets), len(got))
+		}
+		for i, to := range targets {
+			if moved(to) != got[i] {
+				t.Errorf("%s: link %d led to %q, now to %q", src, i, to, got[i])
+			}
+		}
+	}
+	home := readFile(t, filepath.Join(dir, "Home.md"))
+	for _, want := range []string{"[deep](archive/Deep%20note)", "[[archive/Deep note]]"} {
+		if !strings.Contains(home, want) {
+			t.Errorf("Home.md lacks %s:\n%s", want, home)
+		}
+	}
+}
