@@ -120,24 +120,36 @@ func nameKeys(n *Note) []string {
 	return keys
 }
 
-// noteKeys are the link keys of every link that may name n: its file
-// name as Obsidian looks it up, and its id, title and aliases folded.
+// noteKeys are the keys of every link that may name n: its file name
+// without .md, its id, title and aliases, all folded (see linkKeys).
 func noteKeys(n *Note) []string {
-	out := []string{"o:" + fileKey(n.Path), "f:" + Fold(n.ID), "f:" + Fold(n.Title)}
+	seg := fileName(n.Path)
+	if len(seg) > 3 && strings.EqualFold(seg[len(seg)-3:], ".md") {
+		seg = seg[:len(seg)-3]
+	}
+	out := []string{Fold(seg), Fold(n.ID), Fold(n.Title)}
 	for _, a := range n.Aliases {
-		out = append(out, "f:"+Fold(a))
+		out = append(out, Fold(a))
 	}
 	return out
 }
 
-// linkKeys are the keys of a link target: the file names Obsidian would
-// look up, and the folded text cairn's own ways compare.
-func linkKeys(target string) []string {
-	out := []string{"f:" + Fold(target)}
-	for _, k := range lookupKeys(target) {
-		out = append(out, "o:"+k)
+// linkKeys are the keys a link is indexed by, so that the links that may
+// name a note are found without resolving every link of the vault: its
+// last segment without .md, folded (what Obsidian looks a file up by,
+// case and accents aside), and, when it differs, its whole text folded
+// (what cairn's own ways compare with an id, a title or an alias). A key
+// matching a note's is a candidate only: the link is then resolved.
+func linkKeys(target string) ([2]string, int) {
+	seg := fileName(target)
+	if len(seg) > 3 && strings.EqualFold(seg[len(seg)-3:], ".md") {
+		seg = seg[:len(seg)-3]
 	}
-	return out
+	name, whole := Fold(seg), Fold(target)
+	if whole == name {
+		return [2]string{name}, 1
+	}
+	return [2]string{name, whole}, 2
 }
 
 func add(m map[string]map[string]bool, k, id string) {
@@ -189,7 +201,8 @@ func (g *Graph) Set(n Note) {
 	addFile(g.files, nn.Path, n.ID)
 	for _, l := range nn.Links {
 		if l.Target != "" {
-			for _, k := range linkKeys(l.Target) {
+			keys, nk := linkKeys(l.Target)
+			for _, k := range keys[:nk] {
 				add(g.refs, k, n.ID)
 			}
 		}
@@ -214,7 +227,8 @@ func (g *Graph) removeLocked(id string) {
 	delFile(g.files, old.Path, id)
 	for _, l := range old.Links {
 		if l.Target != "" {
-			for _, k := range linkKeys(l.Target) {
+			keys, nk := linkKeys(l.Target)
+			for _, k := range keys[:nk] {
 				del(g.refs, k, id)
 			}
 		}

@@ -211,7 +211,8 @@ func (g *Graph) Incoming(id string, visible Visible) []Edge {
 
 // anyKey says whether one of target's link keys is in keys.
 func anyKey(keys map[string]bool, target string) bool {
-	for _, k := range linkKeys(target) {
+	ks, n := linkKeys(target)
+	for _, k := range ks[:n] {
 		if keys[k] {
 			return true
 		}

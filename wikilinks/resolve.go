@@ -118,6 +118,12 @@ func obsidianDest(w view, linkpath, sourcePath string) (win fileRef, tied []file
 	if strings.HasPrefix(linkpath, "/") {
 		return fileRef{}, nil, false
 	}
+	return bySuffix(r, n, o)
+}
+
+// bySuffix is step 5: among the candidates whose lower-cased path ends
+// with n, those under folder o first, each group shortest path first.
+func bySuffix(r []fileRef, n, o string) (win fileRef, tied []fileRef, ok bool) {
 	var near, far []fileRef
 	for _, f := range r {
 		if m := strings.ToLower(f.path); strings.HasSuffix(m, n) {
