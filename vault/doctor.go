@@ -20,9 +20,9 @@ type Finding struct {
 
 // Doctor checks a vault's health without changing it: project markers,
 // access file, notes whose frontmatter is broken, notes sharing an id,
-// links that are ambiguous, unresolved or resolved only by cairn, the git index format, files
-// that should be private, what crashed processes left and notes not
-// committed.
+// links that are ambiguous, unresolved or resolved only by cairn, the git
+// index format, files that should be private, what crashed processes left
+// and notes not committed.
 func (v *Vault) Doctor() []Finding {
 	var out []Finding
 	add := func(level, check, format string, a ...any) {
