@@ -14,7 +14,6 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/yuin/goldmark v1.8.7
-	go.abhg.dev/goldmark/wikilink v0.6.0
 	go.etcd.io/bbolt v1.4.0
 	golang.org/x/term v0.45.0
 	golang.org/x/text v0.41.0

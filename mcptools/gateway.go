@@ -36,7 +36,7 @@ func gatewayTools() []*Tool {
 		},
 		{
 			Name: "get_note", Toolset: ToolsetGateway, Title: "Read a note", ReadOnly: true, Idempotent: true,
-			Description: "The whole note by ref (a note id, a path, or a wiki-ref such as [[Title]], a title or an alias): content, frontmatter, path, class, versionToken (needed to edit it safely) and provenance (who changed it last, how, when). `detailed: true` adds the outline (headings with levels), the links (outgoing: type, target, resolved note, or unresolved / ambiguous; incoming: from which note, with which type) and the recent revisions (commit, who, when). `revision` (a commit hash from those) reads an older version.",
+			Description: "The whole note by ref (a note id, a path, or a wiki-ref such as [[Title]], a title or an alias): content, frontmatter, path, class, versionToken (needed to edit it safely) and provenance (who changed it last, how, when). `detailed: true` adds the outline (headings with levels), the links (outgoing: type, target, resolved note or attachment, or unresolved / ambiguous, and `obsidian`: whether Obsidian opens the same target, `unresolved` for a link only cairn resolves; incoming: from which note, with which type) and the recent revisions (commit, who, when). `revision` (a commit hash from those) reads an older version.",
 			Schema: `{"type":"object","properties":{
 "ref":{"type":"string","description":"Note id, path, [[Title]], title or alias."},
 "detailed":{"type":"boolean","description":"Also return the outline."},

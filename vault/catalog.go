@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,9 +16,13 @@ import (
 
 // catalog is what the vault knows of every note without opening it: id,
 // title, aliases, type, tags and links, with the size and mtime it was read
-// at. It feeds the link graph, which resolves ids, titles, aliases and
-// paths. Persisted under .cairn/cache so a restart only re-reads the files
-// that changed.
+// at. It feeds the link graph, which resolves links as Obsidian does (file
+// names and paths) and by ids, titles and aliases; and it tells the graph
+// the vault's other files (attachments, and the memory banks' facts, which
+// the shared graph does not hold as notes but Obsidian resolves links to),
+// so that links resolve to them too. Persisted under .cairn/cache so a
+// restart only re-reads the files that changed; the other files are listed
+// again by every scan.
 type catalog struct {
 	file    string
 	entries map[string]*catEntry // by path
@@ -32,7 +37,11 @@ type catalog struct {
 	// their file at their next write, sync or doctor --fix: ids.go), so no
 	// note ever hides another.
 	idPaths map[string]map[string]bool
-	dirty   bool
+	// files are the vault's files that are not notes (outside dot-folders,
+	// not ignored by git), which links may name: the shared graph knows
+	// them as files.
+	files map[string]bool
+	dirty bool
 	// changed are the paths put or removed since the search index last
 	// took them (see syncIndex).
 	changed map[string]bool
@@ -65,10 +74,11 @@ type catalogFile struct {
 }
 
 // catalogFormat changes when catEntry does; an older file is rebuilt.
-const catalogFormat = 4
+// 5: links carry their form, encoding and line (Markdown links are parsed).
+const catalogFormat = 5
 
 func loadCatalog(file string) *catalog {
-	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), banks: wikilinks.New(), idPaths: map[string]map[string]bool{}, changed: map[string]bool{}}
+	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), banks: wikilinks.New(), idPaths: map[string]map[string]bool{}, changed: map[string]bool{}, files: map[string]bool{}}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c
@@ -81,6 +91,9 @@ func loadCatalog(file string) *catalog {
 		c.entries[p] = e
 		addPath(c.idPaths, e.FileID, p)
 		c.graphFor(p).Set(graphNote(p, e))
+		if g := c.graphFor(p); g != c.graph {
+			c.graph.SetFile(p) // a fact: a file the shared graph's links may name
+		}
 	}
 	return c
 }
@@ -199,6 +212,9 @@ func (c *catalog) put(n *Note, st fileStamp) {
 	}
 	addPath(c.idPaths, e.FileID, n.Path)
 	c.reassign(e.FileID, n.Path)
+	if c.graphFor(n.Path) != c.graph {
+		c.graph.SetFile(n.Path)
+	}
 }
 
 func addPath(m map[string]map[string]bool, id, p string) {
@@ -259,6 +275,9 @@ func (c *catalog) remove(p string) {
 		g.Remove(e.ID)
 	}
 	delete(c.entries, p)
+	if g != c.graph {
+		c.graph.RemoveFile(p)
+	}
 	c.changed[p] = true
 	if ps := c.idPaths[e.FileID]; ps != nil {
 		delete(ps, p)
@@ -269,6 +288,44 @@ func (c *catalog) remove(p string) {
 		}
 	}
 	c.dirty = true
+}
+
+// syncFiles makes the graph's other files those a scan saw.
+func (c *catalog) syncFiles(seen map[string]bool) {
+	for p := range c.files {
+		if !seen[p] {
+			delete(c.files, p)
+			c.graph.RemoveFile(p)
+		}
+	}
+	for p := range seen {
+		if !c.files[p] {
+			c.files[p] = true
+			c.graph.SetFile(p)
+		}
+	}
+}
+
+// updateFile looks at one path that is not a note after an event: the
+// graph knows it as a file while it is a regular file.
+func (c *catalog) updateFile(root, p string) {
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+	switch {
+	case err == nil && fi.Mode().IsRegular():
+		if !c.files[p] {
+			c.files[p] = true
+			c.graph.SetFile(p)
+		}
+	case c.files[p]:
+		delete(c.files, p)
+		c.graph.RemoveFile(p)
+	}
+}
+
+// isOtherFile says whether a vault path is a file links may name that is
+// not a note: outside dot-folders, not an editor's temporary file.
+func isOtherFile(p string) bool {
+	return !strings.HasSuffix(p, ".md") && !hiddenSegment(p) && !ignorable(baseName(p))
 }
 
 // pathOf is the path of a note id ("" when unknown).

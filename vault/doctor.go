@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path"
@@ -8,8 +9,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // Finding is one thing cairn doctor reports.
@@ -21,9 +20,9 @@ type Finding struct {
 
 // Doctor checks a vault's health without changing it: project markers,
 // access file, notes whose frontmatter is broken, notes sharing an id,
-// links that are ambiguous or unresolved, the git index format, files
-// that should be private, what crashed processes left and notes not
-// committed.
+// links that are ambiguous, unresolved or resolved only by cairn, the git
+// index format, files that should be private, what crashed processes left
+// and notes not committed.
 func (v *Vault) Doctor() []Finding {
 	var out []Finding
 	add := func(level, check, format string, a ...any) {
@@ -61,6 +60,7 @@ func (v *Vault) Doctor() []Finding {
 	}
 	var broken, conflicts, resolved, legacy []string
 	notes := 0
+	bodyLine := map[string]int{} // path → lines before the body (the frontmatter's)
 	v.catMu.Lock()
 	paths := make([]string, 0, len(v.cat.entries))
 	for p := range v.cat.entries {
@@ -79,6 +79,7 @@ func (v *Vault) Doctor() []Finding {
 		if err := n.FrontmatterError(); err == nil && n.HasLegacyLinks() && ParseNote(p, data).MigrateLinks() {
 			legacy = append(legacy, p)
 		}
+		bodyLine[p] = bytes.Count(data[:len(data)-len(n.Body)], []byte{'\n'})
 		if err := n.FrontmatterError(); err != nil {
 			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
 		} else if c := v.unresolvedConflict(n); c != "" {
@@ -106,18 +107,7 @@ func (v *Vault) Doctor() []Finding {
 	for _, c := range v.DuplicateIDs() {
 		add("warning", "ids", "%s repeats the id %s of %s, which keeps it; it is known by %s, which cairn sync or doctor --fix writes into its file", c.Path, c.ID, c.Kept, c.NewID)
 	}
-	unresolved, ambiguous := 0, 0
-	for _, e := range v.cat.graph.Unresolved() {
-		if e.Status == wikilinks.Ambiguous {
-			ambiguous++
-			if ambiguous <= 10 {
-				add("warning", "links", "[[%s]] in %s is ambiguous (%d notes match)", e.Target, v.cat.pathOf(e.From), len(e.Candidates))
-			}
-		} else {
-			unresolved++
-		}
-	}
-	add("ok", "links", "%d links resolve to no note yet (forward references), %d are ambiguous", unresolved, ambiguous)
+	out = append(out, v.linkFindings(bodyLine)...)
 	folders := 0
 	ign := v.ignoreMatcher()
 	filepath.WalkDir(v.root, func(p string, d os.DirEntry, err error) error {

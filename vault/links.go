@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"strings"
+
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -13,15 +15,24 @@ type NoteRef struct {
 
 // OutLink is one outgoing edge as get_note shows it.
 type OutLink struct {
-	Type       string    `json:"type"`
-	Target     string    `json:"target"`
-	Fragment   string    `json:"fragment,omitempty"`
-	Label      string    `json:"label,omitempty"`
-	Typed      bool      `json:"typed"`
-	Status     string    `json:"status"` // resolved, unresolved (a forward reference), ambiguous
-	How        string    `json:"how,omitempty"`
+	Type     string `json:"type"`
+	Target   string `json:"target"`
+	Fragment string `json:"fragment,omitempty"`
+	Label    string `json:"label,omitempty"`
+	Typed    bool   `json:"typed"`
+	Form     string `json:"form,omitempty"` // wikilink or markdown; none for a typed link
+	Line     int    `json:"line,omitempty"` // in the body
+	Status   string `json:"status"`         // resolved, unresolved (a forward reference), ambiguous
+	How      string `json:"how,omitempty"`  // name, path (as Obsidian resolves), id, title, alias, folded (cairn only)
+	// Obsidian is what Obsidian makes of the link: same (it opens the same
+	// target), unresolved (it resolves to nothing: for a resolved link, one
+	// only cairn resolves), ambiguous (it picks one candidate by the order
+	// it loaded the files).
+	Obsidian   string    `json:"obsidian"`
 	To         *NoteRef  `json:"to,omitempty"`
+	Attachment string    `json:"attachment,omitempty"` // a file that is not a note (pic.png, a.pdf): its path
 	Candidates []NoteRef `json:"candidates,omitempty"`
+	Files      []string  `json:"files,omitempty"` // candidate attachments, when ambiguous
 }
 
 // InLink is one incoming edge.
@@ -49,15 +60,19 @@ func (v *Vault) links(c Caller, id string) *Links {
 	vis := v.visibleTo(c)
 	out := &Links{Outgoing: []OutLink{}, Incoming: []InLink{}}
 	for _, e := range v.cat.graph.Outgoing(id, vis) {
-		ol := OutLink{Type: e.Type, Target: e.Target, Fragment: e.Fragment, Label: e.Label, Typed: e.Typed, Status: e.Status, How: e.How}
-		switch e.Status {
-		case wikilinks.Resolved:
+		ol := OutLink{Type: e.Type, Target: e.Target, Fragment: e.Fragment, Label: e.Label, Typed: e.Typed, Form: e.Form, Line: e.Line,
+			Status: e.Status, How: e.How, Obsidian: e.Obsidian}
+		switch {
+		case e.Status == wikilinks.Resolved && e.ID == "":
+			ol.Attachment = e.Path
+		case e.Status == wikilinks.Resolved:
 			r := v.noteRef(e.ID)
 			ol.To = &r
-		case wikilinks.Ambiguous:
+		case e.Status == wikilinks.Ambiguous:
 			for _, cid := range e.Candidates {
 				ol.Candidates = append(ol.Candidates, v.noteRef(cid))
 			}
+			ol.Files = e.Files
 		}
 		out.Outgoing = append(out.Outgoing, ol)
 	}
@@ -65,4 +80,15 @@ func (v *Vault) links(c Caller, id string) *Links {
 		out.Incoming = append(out.Incoming, InLink{Type: e.Type, From: v.noteRef(e.From), Fragment: e.Fragment, Typed: e.Typed})
 	}
 	return out
+}
+
+// writtenAs is the text that replaces l's target (at its Offset) so that
+// the link names target and keeps its style: a Markdown link stays a
+// Markdown link, URL-encoded as it was (or as a bare destination needs),
+// and keeps its .md when it was written with one.
+func writtenAs(l wikilinks.Link, target string) string {
+	if l.Form == wikilinks.FormMarkdown && strings.HasSuffix(strings.ToLower(l.Target), ".md") && !strings.HasSuffix(strings.ToLower(target), ".md") {
+		target += ".md"
+	}
+	return l.Spell(target)
 }

@@ -123,7 +123,7 @@ func rewriteLinks(n *Note, which []wikilinks.Edge, newTarget string) {
 		if l.Offset < 0 || !want[l.Target] {
 			continue
 		}
-		body = append(append(append([]byte{}, body[:l.Offset]...), newTarget...), body[l.Offset+l.Len:]...)
+		body = append(append(append([]byte{}, body[:l.Offset]...), writtenAs(l, newTarget)...), body[l.Offset+l.Len:]...)
 	}
 	n.Body = body
 	if typed {

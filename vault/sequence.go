@@ -51,7 +51,7 @@ func (v *Vault) sequenceOf(p string, n *Note) []string {
 		if !sequenceTypes[l.Type] || len(out) >= search.MaxSequence {
 			continue
 		}
-		if r := g.Resolve(l.Target); r.Status == wikilinks.Resolved {
+		if r := g.ResolveFrom(p, l.Target, nil); r.Status == wikilinks.Resolved && r.ID != "" {
 			add(pathIn(g, r.ID))
 		}
 	}

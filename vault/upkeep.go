@@ -205,7 +205,8 @@ type keptAs struct {
 // what a reader sees: a label when asked and the link has none (the old
 // text, as Obsidian shows it: "Title > Heading"; written \| in a table),
 // but never on an embed (it would read as a size); a fragment and an
-// existing label stay. Typed links in the frontmatter get the same.
+// existing label stay; a Markdown link keeps its text and its style
+// (writtenAs). Typed links in the frontmatter get the same.
 func keepLinks(n *Note, m map[string]keptAs) {
 	links := wikilinks.Parse(n.Body)
 	body := n.Body
@@ -217,7 +218,7 @@ func keepLinks(n *Note, m map[string]keptAs) {
 		}
 		end := l.Offset + l.Len
 		tail := ""
-		if j := strings.Index(string(body[end:]), "]]"); k.label && j >= 0 && !strings.Contains(string(body[end:end+j]), "|") && l.Type != wikilinks.TypeEmbeds {
+		if j := strings.Index(string(body[end:]), "]]"); k.label && l.Form == wikilinks.FormWiki && j >= 0 && !strings.Contains(string(body[end:end+j]), "|") && l.Type != wikilinks.TypeEmbeds {
 			pipe := "|"
 			if l.InTable {
 				pipe = `\|`
@@ -226,7 +227,7 @@ func keepLinks(n *Note, m map[string]keptAs) {
 			tail = string(body[end:end+j]) + pipe + shown(l.Target, l.Fragment)
 			end += j
 		}
-		body = append(append(append([]byte{}, body[:l.Offset]...), k.target+tail...), body[end:]...)
+		body = append(append(append([]byte{}, body[:l.Offset]...), writtenAs(l, k.target)+tail...), body[end:]...)
 	}
 	n.Body = body
 	n.typedLinkValues(func(val *yaml.Node) bool {

@@ -91,12 +91,19 @@ func TestCreateKeepsLinksTheCallerCannotSee(t *testing.T) {
 // else.
 func TestRefusalsCountOnlyLinksTheCallerCanChange(t *testing.T) {
 	v, dir := sampleVault(t)
+	// Pricing moves one folder down: a new acme/launch/Pricing.md, at a
+	// shorter path, would then take over every [[Pricing]] (as Obsidian
+	// resolves them).
+	if _, err := v.MoveNote(owner, "[[Pricing]]", "acme/launch/decisions", ""); err != nil {
+		t.Fatal(err)
+	}
 	head := gitOut(t, dir, "rev-parse", "HEAD")
-	_, err := v.CreateNote(camille, CreateArgs{Project: "acme/launch", Path: "specs", Body: "# Pricing\n"})
+	_, err := v.CreateNote(camille, CreateArgs{Project: "acme/launch", Body: "# Pricing\n"})
 	var ae *ArgError
-	// Launch plan, the two decisions, Go-no-go, the three specs (Billing
-	// integration spec once for its body and typed links alike) and her memory.
-	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "would change what 8 link(s)") {
+	// Launch plan, Go-no-go, the three specs (Billing integration spec once
+	// for its body and typed links alike) and her memory; not the two
+	// decisions, whose folder now holds Pricing (their own folder first).
+	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "would change what 6 link(s)") {
 		t.Fatalf("camille's create: %v", err)
 	}
 	for _, hidden := range []string{"Welcome.md", "people/owner", "Roadmap", "handbook"} {
@@ -105,8 +112,8 @@ func TestRefusalsCountOnlyLinksTheCallerCanChange(t *testing.T) {
 		}
 	}
 	// The owner, who may change all of them but not camille's memory, is told of more.
-	_, err = v.CreateNote(owner, CreateArgs{Project: "acme/launch", Path: "specs", Body: "# Pricing\n"})
-	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "would change what 14 link(s)") {
+	_, err = v.CreateNote(owner, CreateArgs{Project: "acme/launch", Body: "# Pricing\n"})
+	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "would change what 12 link(s)") {
 		t.Fatalf("owner's create: %v", err)
 	}
 	unchanged(t, dir, head)
@@ -203,7 +210,8 @@ func TestLinksWhoseRewriteWouldRevealANoteAreLeft(t *testing.T) {
 
 // smallVault: projects s, s/a and s/b; camille writes s/a and reads s, dana
 // reads s only, erin writes s/b only. s/Src.md links [[Target]], which is
-// s/a/Target.md.
+// s/a/sub/Target.md: a Target.md at a shorter path (s/a/Target.md,
+// s/b/Target.md) would take the link over, as Obsidian resolves it.
 func smallVault(t *testing.T, access string) (*Vault, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "v")
@@ -220,9 +228,8 @@ func smallVault(t *testing.T, access string) (*Vault, string) {
 		"s/" + ProjectMarker:   "handle: s\n",
 		"s/a/" + ProjectMarker: "handle: s/a\n",
 		"s/b/" + ProjectMarker: "handle: s/b\n",
-		"s/a/Target.md":        "# Target\n",
+		"s/a/sub/Target.md":    "# Target\n",
 		"s/Src.md":             "# Src\n\n[[Target]]\n",
-		"s/a/sub/.keep":        "",
 	})
 	return v, dir
 }
@@ -237,31 +244,32 @@ func TestWhenARewriteWouldRevealANote(t *testing.T) {
 	ca := Caller{Principal: "camille", Ceiling: RoleWrite, Tool: "test"}
 	er := Caller{Principal: "erin", Ceiling: RoleWrite, Tool: "test"}
 	// Dana reads s/Src.md but not s/a: its [[Target]] cannot be rewritten to
-	// s/a/Target. Camille sees that link shift (she reads both ends), so her
-	// create is refused: nothing she does not know is said.
+	// s/a/sub/Target. Camille sees that link shift (she reads both ends), so
+	// her create is refused: nothing she does not know is said.
 	v, dir := smallVault(t, camilleS+dana+erin)
 	head := gitOut(t, dir, "rev-parse", "HEAD")
-	_, err := v.CreateNote(ca, CreateArgs{Project: "s/a", Path: "sub", Body: "# Target\n"})
+	_, err := v.CreateNote(ca, CreateArgs{Project: "s/a", Body: "# Target\n"})
 	var ae *ArgError
-	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "[[Target]] in s/Src.md would become ambiguous") {
+	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "[[Target]] in s/Src.md would point to another note") {
 		t.Fatalf("camille's create: %v", err)
 	}
 	unchanged(t, dir, head)
 	// Erin reads neither end: her create goes through, the link is left.
+	// (s/b/Target.md is shorter than s/a/sub/Target.md: it takes the link.)
 	if _, err := v.CreateNote(er, CreateArgs{Project: "s/b", Body: "# Target\n"}); err != nil {
 		t.Fatalf("erin's create: %v", err)
 	}
 	if readFile(t, filepath.Join(dir, "s/Src.md")) != "# Src\n\n[[Target]]\n" || trailers(t, dir, "Cairn-Link-Left") != "s/Src.md" {
 		t.Fatalf("Src.md was rewritten, or the commit does not say it was left")
 	}
-	// Without dana, everyone who reads s/Src.md reads s/a/Target.md: the
+	// Without dana, everyone who reads s/Src.md reads s/a/sub/Target.md: the
 	// link is kept, and camille, who can read it, is told.
 	v, dir = smallVault(t, camilleS+erin)
-	w, err := v.CreateNote(ca, CreateArgs{Project: "s/a", Path: "sub", Body: "# Target\n"})
+	w, err := v.CreateNote(ca, CreateArgs{Project: "s/a", Body: "# Target\n"})
 	if err != nil || strings.Join(w.LinksRewrittenIn, ",") != "s/Src.md" {
 		t.Fatalf("camille's create without dana: %+v %v", w, err)
 	}
-	if got := readFile(t, filepath.Join(dir, "s/Src.md")); got != "# Src\n\n[[s/a/Target|Target]]\n" {
+	if got := readFile(t, filepath.Join(dir, "s/Src.md")); got != "# Src\n\n[[s/a/sub/Target|Target]]\n" {
 		t.Fatalf("Src.md: %q", got)
 	}
 	cleanAndSound(t, dir)
@@ -272,14 +280,14 @@ func TestWhenARewriteWouldRevealANote(t *testing.T) {
 func TestCreateNotesKeepsLinksOnceForTheBatch(t *testing.T) {
 	v, dir := smallVault(t, camilleS+erin)
 	ca := Caller{Principal: "camille", Ceiling: RoleWrite, Tool: "test"}
-	res, err := v.CreateNotes(ca, "s/a", []CreateArgs{{Path: "sub", Body: "# Target\n"}, {Body: "# Other\n"}})
+	res, err := v.CreateNotes(ca, "s/a", []CreateArgs{{Body: "# Target\n"}, {Body: "# Other\n"}})
 	if err != nil || res[0].Status != "ok" || res[1].Status != "ok" {
 		t.Fatalf("batch: %+v %v", res, err)
 	}
 	if strings.Join(res[0].LinksRewrittenIn, ",") != "s/Src.md" || len(res[1].LinksRewrittenIn) != 0 {
 		t.Fatalf("batch upkeep: %+v", res)
 	}
-	if got := readFile(t, filepath.Join(dir, "s/Src.md")); got != "# Src\n\n[[s/a/Target|Target]]\n" {
+	if got := readFile(t, filepath.Join(dir, "s/Src.md")); got != "# Src\n\n[[s/a/sub/Target|Target]]\n" {
 		t.Fatalf("Src.md: %q", got)
 	}
 	cleanAndSound(t, dir)

@@ -294,6 +294,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	v.catMu.Unlock()
 	var markers []string
 	seen := map[string]fileStamp{}
+	others := map[string]bool{}
 	ign := v.ignoreMatcher()
 	err := filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -321,6 +322,9 @@ func (v *Vault) rescanChanged() ([]string, error) {
 			markers = append(markers, parentDir(rel))
 			return nil
 		}
+		if d.Type().IsRegular() && isOtherFile(rel) {
+			others[rel] = true
+		}
 		if !d.Type().IsRegular() || !isNotePath(rel) {
 			return nil
 		}
@@ -337,6 +341,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	ps := newProjectSet(v.root, markers)
 	v.catMu.Lock()
 	changed := v.cat.sync(v.root, seen, since)
+	v.cat.syncFiles(others)
 	v.catMu.Unlock()
 	v.mu.Lock()
 	v.projects = ps

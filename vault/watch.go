@@ -234,6 +234,11 @@ func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []str
 				notes = append(notes, p)
 			}
 		}
+		for p := range v.cat.files {
+			if strings.HasPrefix(p, rel+"/") {
+				notes = append(notes, p)
+			}
+		}
 		v.catMu.Unlock()
 	}
 	sort.Strings(notes)
@@ -246,6 +251,13 @@ func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []str
 			// Written, changed or removed by hand: who may see what changes
 			// now, not at the next rescan.
 			markers = true
+			continue
+		}
+		if !seen[p] && isOtherFile(p) && !ignored(ign, p, false) {
+			seen[p] = true
+			v.catMu.Lock()
+			v.cat.updateFile(v.root, p) // an attachment added or removed: links to it resolve or not
+			v.catMu.Unlock()
 			continue
 		}
 		if seen[p] || !isNotePath(p) || ignored(ign, p, false) {

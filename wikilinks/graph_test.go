@@ -9,28 +9,35 @@ func note(id, path, title string, aliases []string, body string) Note {
 	return Note{ID: id, Path: path, Title: title, Aliases: aliases, Links: Parse([]byte(body))}
 }
 
-func TestResolutionOrderAmbiguityAndForwardReferences(t *testing.T) {
+func TestResolutionObsidianFirstThenCairnsOwnWays(t *testing.T) {
 	g := New()
 	g.Set(note("P1", "acme/launch/Pricing.md", "Pricing", []string{"Tarifs"}, ""))
 	g.Set(note("E1", "acme/handbook/École.md", "École", nil, ""))
 	g.Set(note("S1", "acme/launch/specs/Spec.md", "Spec", nil, ""))
 	g.Set(note("S2", "acme/infra/specs/Spec.md", "Spec", nil, ""))
-	g.Set(note("A1", "a/Src.md", "Src", nil, "[[Pricing]] [[Tarifs]] [[acme/launch/Pricing]] [[launch/Pricing.md]] [[pricing]] [[ecole]] [[P1]] [[Spec]] [[launch/specs/Spec]] [[Partner program]]"))
-	want := []string{"P1 title", "P1 alias", "P1 path", "P1 path", "P1 folded", "E1 folded", "P1 id", "ambiguous", "S1 path", "unresolved"}
+	g.Set(note("H1", "acme/Odd name.md", "Launch memo", nil, ""))
+	g.Set(note("A1", "a/Src.md", "Src", nil, "[[Pricing]] [[Tarifs]] [[acme/launch/Pricing]] [[launch/Pricing.md]] [[pricing]] [[ecole]] [[P1]] [[Spec]] [[launch/specs/Spec]] [[Launch memo]] [[Partner program]]"))
+	want := []string{"P1 name same", "P1 alias unresolved", "P1 path same", "P1 path same", "P1 name same", "E1 folded unresolved",
+		"P1 id unresolved", "S2 name same", "S1 path same", "H1 title unresolved", "unresolved unresolved"}
 	var got []string
 	for _, e := range g.Outgoing("A1", nil) {
 		switch e.Status {
 		case Resolved:
-			got = append(got, e.ID+" "+e.How)
+			got = append(got, e.ID+" "+e.How+" "+e.Obsidian)
 		default:
-			got = append(got, e.Status)
+			got = append(got, e.Status+" "+e.Obsidian)
 		}
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("got  %v\nwant %v", got, want)
 	}
-	if r := g.Resolve("Spec"); strings.Join(r.Candidates, ",") != "S1,S2" {
-		t.Fatalf("ambiguity candidates: %+v", r)
+	// Same folder (or under it) first: from acme/launch, [[Spec]] is the launch one.
+	if r := g.ResolveFrom("acme/launch/Plan.md", "Spec", nil); r.ID != "S1" {
+		t.Fatalf("same folder first: %+v", r)
+	}
+	// A ref is resolved as a link at the vault's root: the shortest path.
+	if r := g.Resolve("Spec"); r.ID != "S2" {
+		t.Fatalf("ref: %+v", r)
 	}
 	// The forward reference resolves as soon as the note exists.
 	g.Set(note("N1", "acme/Partner program.md", "Partner program", nil, ""))
@@ -41,10 +48,18 @@ func TestResolutionOrderAmbiguityAndForwardReferences(t *testing.T) {
 	if len(in) != 6 {
 		t.Fatalf("incoming to P1: %d %+v", len(in), in)
 	}
-	// Renamed with its old title as an alias: every link still resolves.
+	// Renamed with its old title as an alias: the file name no longer
+	// matches; [[Pricing]] resolves in cairn only (by alias), [[pricing]]
+	// folded, and the two path forms not at all.
 	g.Set(note("P1", "acme/launch/Pricing 2027.md", "Pricing 2027", []string{"Tarifs", "Pricing"}, ""))
-	if len(g.Incoming("P1", nil)) != 4 { // the two path forms no longer match (rename_note rewrites them)
-		t.Fatalf("after rename: %+v", g.Incoming("P1", nil))
+	in = g.Incoming("P1", nil)
+	if len(in) != 4 {
+		t.Fatalf("after rename: %+v", in)
+	}
+	for _, e := range in {
+		if e.Obsidian != ObsidianUnresolved {
+			t.Fatalf("after rename, %q resolves in Obsidian: %+v", e.Target, e)
+		}
 	}
 	g.Remove("N1")
 	if r := g.Resolve("Partner program"); r.Status != Unresolved {
@@ -55,20 +70,92 @@ func TestResolutionOrderAmbiguityAndForwardReferences(t *testing.T) {
 	}
 }
 
+// Two notes of one file name at paths of one length, neither in the
+// linking note's folder: Obsidian's pick depends on the order it loaded
+// them, so cairn reports both. Two notes with one H1 and different file
+// names are ambiguous in cairn's own ways.
+func TestTiesAreReportedNotGuessed(t *testing.T) {
+	g := New()
+	g.Set(note("X", "x/Spec.md", "Spec", nil, ""))
+	g.Set(note("Y", "y/Spec.md", "Spec", nil, ""))
+	g.Set(note("T1", "t/One.md", "Plan", nil, ""))
+	g.Set(note("T2", "t/Two.md", "Plan", nil, ""))
+	g.Set(note("S", "z/Src.md", "Src", nil, "[[Spec]] [[Plan]] [[x/Spec]]"))
+	out := g.Outgoing("S", nil)
+	if out[0].Status != Ambiguous || out[0].Obsidian != ObsidianAmbiguous || strings.Join(out[0].Candidates, ",") != "X,Y" {
+		t.Fatalf("tie: %+v", out[0])
+	}
+	if out[1].Status != Ambiguous || out[1].Obsidian != ObsidianUnresolved || out[1].How != ByTitle {
+		t.Fatalf("two H1s: %+v", out[1])
+	}
+	if out[2].ID != "X" {
+		t.Fatalf("a path breaks the tie: %+v", out[2])
+	}
+	// From one of the folders, its own note.
+	if r := g.ResolveFrom("y/Other.md", "Spec", nil); r.ID != "Y" {
+		t.Fatalf("from y: %+v", r)
+	}
+}
+
+// Attachments are link targets (not notes): embeds and Markdown links
+// resolve to them when they exist, and stop when they go.
+func TestAttachmentsResolve(t *testing.T) {
+	g := New()
+	g.SetFile("assets/pic.png")
+	g.SetFile("docs/a.pdf")
+	g.Set(note("S", "notes/Src.md", "Src", nil, "![[pic.png]] ![](../docs/a.pdf) [[pic]] ![[Pic.PNG]]"))
+	out := g.Outgoing("S", nil)
+	got := []string{}
+	for _, e := range out {
+		got = append(got, e.Status+":"+e.Path+":"+e.ID)
+	}
+	if strings.Join(got, ",") != "resolved:assets/pic.png:,resolved:docs/a.pdf:,unresolved::,resolved:assets/pic.png:" {
+		t.Fatalf("got %v", got)
+	}
+	if r := g.Resolve("pic.png"); r.Status != Unresolved {
+		t.Fatalf("a ref names a note, never an attachment: %+v", r)
+	}
+	g.RemoveFile("assets/pic.png")
+	if r := g.ResolveFrom("notes/Src.md", "pic.png", nil); r.Status != Unresolved {
+		t.Fatalf("removed: %+v", r)
+	}
+}
+
+func TestLinkTextIsTheShortestUniqueTarget(t *testing.T) {
+	g := New()
+	g.Set(note("A", "a/Spec.md", "Spec", nil, ""))
+	g.Set(note("U", "a/Unique.md", "Unique", nil, ""))
+	g.SetFile("a/pic.png")
+	if got := g.LinkText("a/Unique.md", "b/Src.md"); got != "Unique" {
+		t.Fatalf("unique: %q", got)
+	}
+	if got := g.LinkText("a/pic.png", "b/Src.md"); got != "pic.png" {
+		t.Fatalf("attachment: %q", got)
+	}
+	g.Set(note("B", "b/Spec.md", "Spec", nil, ""))
+	if got := g.LinkText("a/Spec.md", "b/Src.md"); got != "a/Spec" {
+		t.Fatalf("shared name: %q", got)
+	}
+}
+
 func TestVisibilityHidesNotesEverywhere(t *testing.T) {
 	g := New()
-	g.Set(note("S1", "secret/Plan.md", "Plan", nil, "[[Plan]] of the secret side"))
+	g.Set(note("S1", "s/Plan.md", "Plan", nil, "[[Plan]] of the secret side"))
 	g.Set(note("O1", "open/Plan.md", "Plan", nil, ""))
 	g.Set(note("O2", "open/Src.md", "Src", nil, "[[Plan]]"))
+	g.Set(note("O3", "elsewhere/Src.md", "Src", nil, "[[Plan]]"))
 	open := func(id, path string) bool { return id != "S1" }
-	if r := g.Resolve("Plan"); r.Status != Ambiguous {
-		t.Fatalf("without a filter: %+v", r)
+	if r := g.Resolve("Plan"); r.ID != "S1" {
+		t.Fatalf("without a filter, the shortest path: %+v", r)
 	}
 	if r := g.ResolveFor("Plan", open); r.ID != "O1" {
 		t.Fatalf("as seen from open: %+v", r)
 	}
-	if in := g.Incoming("O1", open); len(in) != 1 || in[0].From != "O2" {
+	if in := g.Incoming("O1", open); len(in) != 2 || in[0].From != "O2" || in[1].From != "O3" {
 		t.Fatalf("incoming as seen from open: %+v", in)
+	}
+	if in := g.Incoming("O1", nil); len(in) != 1 || in[0].From != "O2" {
+		t.Fatalf("incoming with nothing hidden: %+v", in)
 	}
 	if r := g.ResolveFor("S1", open); r.Status != Unresolved {
 		t.Fatalf("an invisible id must look absent: %+v", r)
@@ -86,20 +173,20 @@ func TestFold(t *testing.T) {
 func TestWhatIfFindsLinksAChangeWouldBreak(t *testing.T) {
 	g := New()
 	g.Set(note("F1", "s/a/Foo.md", "Foo", nil, ""))
-	g.Set(note("R1", "s/Roadmap.md", "Roadmap plan", []string{"Roadmap"}, ""))
+	g.Set(note("R1", "s/Roadmap plan.md", "Roadmap plan", []string{"Roadmap"}, ""))
 	g.Set(note("B1", "s/b/Bar.md", "Bar", nil, ""))
 	g.Set(note("X1", "s/Src.md", "Src", nil, "[[Foo]] [[Roadmap]] [[a/Foo]] [[Later]]"))
-	// Renaming Bar to "Foo" makes [[Foo]] ambiguous.
+	// Renaming Bar to "Foo" in a folder like Foo's makes [[Foo]] a tie.
 	sh := g.WhatIf([]Note{{ID: "B1", Path: "s/b/Foo.md", Title: "Foo", Aliases: []string{"Bar"}}}, nil, nil)
 	if len(sh) != 1 || sh[0].Target != "Foo" || sh[0].After.Status != Ambiguous {
-		t.Fatalf("rename onto a title: %+v", sh)
+		t.Fatalf("rename onto a file name: %+v", sh)
 	}
-	// Renaming Bar to another note's alias takes its links over.
+	// A file named like another note's alias takes its links over (Obsidian resolves it).
 	sh = g.WhatIf([]Note{{ID: "B1", Path: "s/b/Roadmap.md", Title: "Roadmap", Aliases: []string{"Bar"}}}, nil, nil)
 	if len(sh) != 1 || sh[0].Target != "Roadmap" || sh[0].After.ID != "B1" {
 		t.Fatalf("rename onto an alias: %+v", sh)
 	}
-	// A new note with a new title breaks nothing, and a forward reference that starts resolving is fine.
+	// A new note with a new name breaks nothing, and a forward reference that starts resolving is fine.
 	if sh := g.WhatIf([]Note{{ID: "N1", Path: "s/Later.md", Title: "Later"}}, nil, nil); len(sh) != 0 {
 		t.Fatalf("new note: %+v", sh)
 	}
@@ -107,8 +194,14 @@ func TestWhatIfFindsLinksAChangeWouldBreak(t *testing.T) {
 	if sh := g.WhatIf(nil, []string{"F1"}, nil); len(sh) != 2 {
 		t.Fatalf("removal: %+v", sh)
 	}
+	// Moving the linking note changes what its links name from its new folder.
+	g.Set(note("F2", "t/Foo.md", "Foo", nil, ""))
+	moved := note("X1", "t/Src.md", "Src", nil, "[[Foo]] [[Roadmap]] [[a/Foo]] [[Later]]")
+	if sh := g.WhatIf([]Note{moved}, nil, nil); len(sh) != 1 || sh[0].After.ID != "F2" || sh[0].Keep != "s/a/Foo" {
+		t.Fatalf("moving the source: %+v", sh)
+	}
 	// The real graph is untouched.
-	if r := g.Resolve("Foo"); r.ID != "F1" {
+	if r := g.ResolveFrom("s/Src.md", "Foo", nil); r.ID != "F1" {
 		t.Fatalf("WhatIf changed the graph: %+v", r)
 	}
 }
@@ -121,14 +214,11 @@ func TestWhatIfAsSeenAndWhatKeepsALink(t *testing.T) {
 	g.Set(note("S1", "acme/launch/Plan.md", "Plan", nil, "[[Pricing]] [[Pricing#Tiers|tiers]]"))
 	g.Set(note("M1", "people/alice/memory/Mine.md", "Mine", nil, "[[Pricing]]"))
 	newPricing := []Note{{ID: "B1", Path: "bob/Pricing.md", Title: "Pricing"}}
+	// A shorter path takes [[Pricing]] over where the linking note's own
+	// folder has no Pricing: in alice's memory, not in acme/launch.
 	all := g.WhatIf(newPricing, nil, nil)
-	if len(all) != 2 || all[0].From != "M1" || all[1].From != "S1" || all[0].After.Status != Ambiguous {
+	if len(all) != 1 || all[0].From != "M1" || all[0].After.ID != "B1" || all[0].Keep != "acme/launch/Pricing" || all[0].Before.ID != "P1" {
 		t.Fatalf("vault-wide: %+v", all)
-	}
-	for _, sh := range all {
-		if sh.Keep != "acme/launch/Pricing" || sh.Before.ID != "P1" {
-			t.Fatalf("keep: %+v", sh)
-		}
 	}
 	// Bob sees only his own notes: [[Pricing]] named nothing he can see.
 	bob := func(id, path string) bool { return strings.HasPrefix(path, "bob/") }
@@ -140,14 +230,14 @@ func TestWhatIfAsSeenAndWhatKeepsALink(t *testing.T) {
 	if sh := g.WhatIf(newPricing, nil, acme); len(sh) != 0 {
 		t.Fatalf("as acme: %+v", sh)
 	}
-	// When a title spelled like the path would take the path over, the id keeps the link.
+	// A title spelled like the path never takes the path over: Obsidian resolves paths.
 	g.Set(note("T1", "x/Odd.md", "acme/launch/Pricing", nil, ""))
-	if sh := g.WhatIf(newPricing, nil, nil); len(sh) == 0 || sh[0].Keep != "P1" {
+	if sh := g.WhatIf(newPricing, nil, nil); len(sh) != 1 || sh[0].Keep != "acme/launch/Pricing" {
 		t.Fatalf("keep with a path-like title: %+v", sh)
 	}
 	g.Remove("T1")
 	// A note the change rewrites is compared link by link with what it was:
-	// rewriting [[Pricing]] to the path keeps it; to another note's title does not.
+	// rewriting [[Pricing]] to the path keeps it; to another note's name does not.
 	kept := note("S1", "acme/launch/Plan.md", "Plan", nil, "[[acme/launch/Pricing|Pricing]] [[Pricing#Tiers|tiers]]")
 	if sh := g.WhatIf([]Note{kept}, nil, nil); len(sh) != 0 {
 		t.Fatalf("a faithful rewrite: %+v", sh)

@@ -1,6 +1,9 @@
 package wikilinks
 
-import "bytes"
+import (
+	"bytes"
+	"sort"
+)
 
 // Goldmark's parsing is quadratic on some hostile bodies (measured in one
 // note each, 40,000 repetitions; four times as many took 10 to 40 times
@@ -8,20 +11,24 @@ import "bytes"
 // paragraph of reference definitions 1.2 s, list items nested on one line
 // ("- - - … x") 5 s, block quotes ("> > > …") 1.9 s, unclosed "[[" 0.2 s.
 // A 1 MiB note of them held the catalog (and every search waiting on it)
-// for minutes. Parse only needs goldmark to tell which [[…]] are links,
-// not code, so it parses a neutralised copy, changed byte for byte so
-// that every offset stays true:
+// for minutes. Parse only needs goldmark to tell which [[…]] and which
+// complete [text](destination) are links, not code, so it parses a
+// neutralised copy, changed byte for byte so that every offset stays true:
 //
 //   - each '[' and ']' that is not part of a "[[…]]" closed on its line
-//     within maxLinkBytes becomes an 'x': goldmark then sees no Markdown
-//     link, image or reference definition (whose parsing is what grows
-//     quadratically), and an unclosed "[[" is text (a letter, not a
+//     within maxLinkBytes, nor of a "[text](destination)" or
+//     "![alt](destination)" whose brackets and parentheses balance on its
+//     line within maxLinkBytes, becomes an 'x': goldmark then sees no
+//     unclosed link, image or reference definition (whose parsing is what
+//     grows quadratically), and an unclosed "[[" is text (a letter, not a
 //     space: "- [ ] task" must not turn into indented code);
 //   - on one line, the block quote or list markers past the
 //     maxLineNesting-th become 'x': deeper containers are text.
 //
-// Neither changes which wikilinks an ordinary note has (a test compares
-// the two parsers on the sample vault and on mixed Markdown).
+// Neither changes which links an ordinary note has (a test compares the
+// two parsers on the sample vault and on mixed Markdown). A Markdown link
+// whose text or destination runs over a line break is not seen: like a
+// wikilink, a link is written on one line.
 const (
 	maxLinkBytes   = 1024
 	maxLineNesting = 16
@@ -47,7 +54,7 @@ func neutralise(body []byte) []byte {
 		for _, m := range deepMarkers(line) {
 			set(start+m, 'x')
 		}
-		keep := wikilinkSpans(line)
+		keep := mergeSpans(wikilinkSpans(line), markdownSpans(line))
 		k := 0
 		for i, c := range line {
 			if c != '[' && c != ']' {
@@ -92,6 +99,74 @@ func wikilinkSpans(line []byte) [][2]int {
 		}
 	}
 	return spans
+}
+
+// markdownSpans are the [start, end) ranges of line that a Markdown link
+// or image may occupy: from a '[' to the ')' that closes the "(" right
+// after its matching ']', brackets matched as nested pairs, parentheses
+// balanced (a backslash escapes either), within maxLinkBytes. Linear: one
+// pass matches the parentheses, one the brackets.
+func markdownSpans(line []byte) [][2]int {
+	if bytes.IndexByte(line, ']') < 0 || bytes.IndexByte(line, '(') < 0 {
+		return nil
+	}
+	closeOf := map[int]int{} // '(' offset → matching ')'
+	var parens, brackets []int
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '(':
+			parens = append(parens, i)
+		case ')':
+			if n := len(parens); n > 0 {
+				closeOf[parens[n-1]] = i
+				parens = parens[:n-1]
+			}
+		}
+	}
+	var spans [][2]int
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '[':
+			brackets = append(brackets, i)
+		case ']':
+			n := len(brackets)
+			if n == 0 {
+				continue
+			}
+			open := brackets[n-1]
+			brackets = brackets[:n-1]
+			if i+1 >= len(line) || line[i+1] != '(' {
+				continue
+			}
+			if end, ok := closeOf[i+1]; ok && end+1-open <= maxLinkBytes {
+				spans = append(spans, [2]int{open, end + 1})
+			}
+		}
+	}
+	return spans
+}
+
+// mergeSpans unites two lists of spans into one sorted list of disjoint
+// spans.
+func mergeSpans(a, b [][2]int) [][2]int {
+	if len(b) == 0 {
+		return a
+	}
+	all := append(append([][2]int{}, a...), b...)
+	sort.Slice(all, func(i, j int) bool { return all[i][0] < all[j][0] })
+	out := all[:1]
+	for _, s := range all[1:] {
+		if last := &out[len(out)-1]; s[0] < last[1] {
+			last[1] = max(last[1], s[1])
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // deepMarkers are the offsets in line of the container markers past the

@@ -13,7 +13,8 @@ import (
 
 // The neutralised copy gives the links goldmark finds in the note itself,
 // offsets included, on every note of the sample vault and on Markdown
-// that mixes wikilinks with links, images, references, code and nesting.
+// that mixes wikilinks with Markdown links, images, references, code,
+// comments and nesting.
 func TestNeutralisedParseFindsTheSameLinks(t *testing.T) {
 	var bodies []string
 	err := filepath.WalkDir("../sample-vault", func(p string, d fs.DirEntry, err error) error {
@@ -38,6 +39,9 @@ func TestNeutralisedParseFindsTheSameLinks(t *testing.T) {
 		strings.Repeat("- ", 16)+"[[Sixteen deep]]\n"+strings.Repeat("> ", 16)+"[[Quoted deep]]\n",
 		strings.Repeat("- ", 40)+"[[Forty deep]]\n\n"+strings.Repeat(">", 40)+"[[Forty quotes]]\n\n"+strings.Repeat("1. ", 40)+"[[Forty ordered]]\n",
 		"[["+strings.Repeat("a", maxLinkBytes-4)+"]] [[Short]]\n",
+		"[t](Note.md) [u](Folder/My%20Note.md#Part%20Two) [v](<Folder/My Note.md>) ![](a.pdf) [w](../x/Note.md)\n",
+		"[a [b] c](x.md) [![img](in.png)](out.md) [d](a(b).md) [e](x.y/[a].md) [r][ref] [s](#Local)\n\n[ref]: Note.md\n",
+		"%% [[hidden]] [h](h.md) %% [[shown]]\n%%\n[[hidden too]]\n%%\n`%%` [[after code]]\n",
 	)
 	for i, b := range bodies {
 		want, got := parse([]byte(b)), Parse([]byte(b))
@@ -65,6 +69,12 @@ func TestHostileBodiesParseInBoundedTime(t *testing.T) {
 		"quotes":          strings.Repeat(">", n),
 		"unclosed [[":     strings.Repeat("[[a ", n),
 		"many links":      strings.Repeat("[[a]] ", n),
+		"markdown links":  strings.Repeat("[a](b) ", n),
+		"images":          strings.Repeat("![a](b.png)", n),
+		"open parens":     strings.Repeat("(", n) + "[a](b)",
+		"open brackets":   strings.Repeat("[", n) + "](x)" + strings.Repeat("]", n),
+		"nested labels":   strings.Repeat("[a [b] [c]](d) ", n/4),
+		"comments":        strings.Repeat("%%", n),
 	}
 	for name, b := range bodies {
 		body := []byte(b + "\n[[End]]\n")

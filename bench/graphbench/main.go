@@ -1,7 +1,10 @@
 // Command graphbench measures the link graph: building it for 10,000 and
 // 100,000 generated notes with ~10 links each (parse + index, time and
-// memory), get_note with links p50 on a real vault, and rename_note of a
-// note that has 1,000 backlinks.
+// memory), the same for notes whose links are written in every form
+// (wikilinks, embeds, Markdown links, attachments; mixed.go) with every
+// link resolved once, cairn doctor on such a vault on disk, get_note with
+// links p50 on a real vault, and rename_note of a note that has 1,000
+// backlinks.
 //
 //	go run ./bench/graphbench
 package main
@@ -26,6 +29,7 @@ import (
 func main() {
 	sizes := flag.String("sizes", "10000,100000", "graph sizes (notes)")
 	backlinks := flag.Int("backlinks", 1000, "backlinks of the renamed note")
+	mixed := flag.String("mixed", "10000", "sizes (notes) of the mixed-forms graph; the first is also written to disk for cairn doctor (empty: none)")
 	flag.Parse()
 	var ns []int
 	for _, s := range splitComma(*sizes) {
@@ -39,6 +43,21 @@ func main() {
 		graphBuild(n)
 	}
 	fmt.Println()
+	if *mixed != "" {
+		fmt.Println("| notes | links (mixed forms) | parse + build | resolve every link | unresolved or ambiguous | cairn only |")
+		fmt.Println("|---|---|---|---|---|---|")
+		var ms []int
+		for _, s := range splitComma(*mixed) {
+			var n int
+			fmt.Sscan(s, &n)
+			ms = append(ms, n)
+			mixedBuild(n)
+		}
+		fmt.Println()
+		fmt.Printf("| figure | measured |\n|---|---|\n")
+		doctorBench(ms[0])
+		fmt.Println()
+	}
 	renameBench(*backlinks)
 }
 

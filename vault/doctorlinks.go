@@ -1,0 +1,90 @@
+package vault
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairn-dev/cairn/wikilinks"
+)
+
+// How many links of each kind cairn doctor names; the rest are counted.
+const doctorLinksShown = 20
+
+// linkFindings reports the links a person should look at: those Obsidian
+// shows unresolved while cairn resolves them (by id, H1 title, alias or
+// folded name: an agent follows them, the person cannot), each with the
+// link Obsidian would resolve to the same note; those whose target is a
+// tie (Obsidian opens whichever of the files it loaded first, or two
+// notes share an H1 no file name matches); and the count of forward
+// references. bodyLine gives, per note path, the lines before its body.
+func (v *Vault) linkFindings(bodyLine map[string]int) []Finding {
+	var out []Finding
+	unresolved, ambiguous, cairnOnly := 0, 0, 0
+	for _, e := range v.cat.graph.Audit() {
+		src := v.cat.pathOf(e.From)
+		where := linkPlace(src, e.Link, bodyLine[src])
+		switch {
+		case e.Status == wikilinks.Ambiguous:
+			ambiguous++
+			if ambiguous <= doctorLinksShown {
+				out = append(out, Finding{Level: "warning", Check: "links", Message: v.ambiguousMessage(where, e)})
+			}
+		case e.Status == wikilinks.Resolved:
+			cairnOnly++
+			if cairnOnly <= doctorLinksShown {
+				out = append(out, Finding{Level: "warning", Check: "obsidian links", Message: fmt.Sprintf(
+					"%s resolves only in cairn (by %s, to %s); Obsidian shows it unresolved: write %s instead",
+					where, e.How, e.Path, linkAs(e.Link, v.cat.graph.LinkText(e.Path, src)))})
+			}
+		default:
+			unresolved++
+		}
+	}
+	out = append(out, Finding{Level: "ok", Check: "links", Message: fmt.Sprintf(
+		"%d links resolve to no note yet (forward references), %d are ambiguous, %d resolve only in cairn (not in Obsidian)",
+		unresolved, ambiguous, cairnOnly)})
+	return out
+}
+
+func (v *Vault) ambiguousMessage(where string, e wikilinks.Edge) string {
+	var paths []string
+	for _, id := range e.Candidates {
+		paths = append(paths, v.cat.pathOf(id))
+	}
+	paths = append(paths, e.Files...)
+	if e.Obsidian == wikilinks.ObsidianAmbiguous {
+		return fmt.Sprintf("%s is ambiguous: Obsidian opens whichever of %s it loaded first; write the folder, such as %s",
+			where, strings.Join(paths, ", "), linkAs(e.Link, strings.TrimSuffix(paths[0], ".md")))
+	}
+	return fmt.Sprintf("%s is ambiguous: %d notes have that %s (%s), and Obsidian resolves it to nothing; link one by its file name",
+		where, len(paths), e.How, strings.Join(paths, ", "))
+}
+
+// linkPlace names a link and where it is written: "[[Target]] in
+// notes/x.md line 12", or in the frontmatter for a typed link.
+func linkPlace(src string, l wikilinks.Link, before int) string {
+	if l.Typed || l.Line == 0 {
+		return fmt.Sprintf("%s in the frontmatter of %s (%s)", linkAs(l, l.Target), src, l.Type)
+	}
+	return fmt.Sprintf("%s in %s line %d", linkAs(l, l.Target), src, before+l.Line)
+}
+
+// linkAs writes l with target in place of its target, in l's form.
+func linkAs(l wikilinks.Link, target string) string {
+	frag := ""
+	if l.Fragment != "" {
+		frag = "#" + l.Fragment
+	}
+	bang := ""
+	if l.Type == wikilinks.TypeEmbeds {
+		bang = "!"
+	}
+	if l.Form == wikilinks.FormMarkdown {
+		t := l.Spell(target)
+		if l.Angle {
+			t = "<" + t + ">"
+		}
+		return fmt.Sprintf("%s[%s](%s%s)", bang, l.Label, t, frag)
+	}
+	return bang + "[[" + target + frag + "]]"
+}
