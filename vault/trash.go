@@ -22,7 +22,7 @@ import (
 // The trash lives under .cairn/ because .trash/ is Obsidian's: its "move to
 // Obsidian trash" puts deleted files there, flat, by name, and never looks
 // inside .cairn/. Vaults made before kept cairn's entries in .trash/<id>/;
-// those are still listed, restored and emptied where they are (legacyTrash),
+// those are still listed, restored and emptied where they are (legacyTrashDir),
 // so nothing is moved behind anyone's back and an older cairn on another
 // member's machine, still writing there, stays understood. Obsidian's own
 // files in .trash/ are never taken for entries.
