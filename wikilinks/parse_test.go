@@ -60,6 +60,7 @@ func TestParseObsidianForms(t *testing.T) {
 		"[[Note#H1#H2]]":                   "links_to|wikilink|Note|H1#H2|",
 		"[[Note.md|shown]]":                "links_to|wikilink|Note.md||shown",
 		"[[a|b|c]]":                        "links_to|wikilink|a||b|c",
+		"[[[Note]]] ![[[[pic.png]]":        "links_to|wikilink|Note||\nlinks_to|wikilink|pic.png||",
 		"[[folder/Note#^blk]]":             "links_to|wikilink|folder/Note|^blk|",
 		"![[pic.png]]":                     "embeds|wikilink|pic.png||",
 		"![[doc.pdf#page=3]]":              "embeds|wikilink|doc.pdf|page=3|",

@@ -29,7 +29,8 @@ func (n *wikiNode) Dump(source []byte, level int) {
 // wikilink parser, which split a target at its last '#': Obsidian splits
 // at the first ([[Note#H1#H2]] is the heading H2 under H1 of Note) and
 // at the first '|'. A link closes on its line at the first "]]"; one
-// whose text holds another "[[" is not a link here (the inner one is).
+// whose text holds another "[[" is not a link here (the inner one is),
+// and "[[[" opens at its last two brackets.
 type wikiParser struct{}
 
 func (wikiParser) Trigger() []byte { return []byte{'!', '['} }
@@ -43,6 +44,11 @@ func (wikiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Nod
 	case bytes.HasPrefix(line, []byte("![[")):
 		open, embed = 3, true
 	default:
+		return nil
+	}
+	if len(line) > open && line[open] == '[' {
+		// "[[[Note]]]" is "[" then [[Note]] then "]": a run of brackets
+		// opens the link at its last two, as Obsidian reads it.
 		return nil
 	}
 	stop := bytes.Index(line[open:], []byte("]]"))

@@ -167,6 +167,10 @@ func (s *scanner) inline(line string) []Link {
 			if embed {
 				open++
 			}
+			if open < len(line) && line[open] == '[' {
+				i++ // "[[[N]]": the link opens at the last two brackets
+				continue
+			}
 			end := strings.Index(line[open:], "]]")
 			if end < 0 || strings.Contains(line[open:open+end], "[[") {
 				i = open
