@@ -193,7 +193,7 @@ function fullAccessFlow(open, { principal = 'owner' } = {}) {
     assert.equal(linked.results[0].status, 'created');
     const again = await callOk(client, 'link', { from: alpha, to: '[[Pricing]]', type: 'depends_on' });
     assert.equal(again.results[0].status, 'unchanged');
-    await callOk(client, 'rename_note', { ref: '[[E2E beta]]', title: 'E2E gamma', updateLinks: true });
+    await callOk(client, 'rename_note', { ref: '[[E2E beta]]', title: 'E2E gamma' });
     await callOk(client, 'move_note', { ref: alpha, toPath: 'acme/launch/specs' });
     const note = await callOk(client, 'get_note', { ref: alpha, detailed: true });
     assert.equal(note.path, 'acme/launch/specs/E2E alpha.md');

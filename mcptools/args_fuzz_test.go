@@ -31,8 +31,8 @@ func argShapes() []any {
 			Limit   *int   `json:"limit"`
 		}{},
 		&struct {
-			Ref         string `json:"ref"`
-			UpdateLinks bool   `json:"updateLinks"`
+			Ref       string `json:"ref"`
+			KeepAlias bool   `json:"keepAlias"`
 		}{},
 	}
 }
@@ -41,7 +41,7 @@ var argSeeds = []string{
 	``, `null`, `{}`, `[]`, `"text"`, `5`, `{"project":"acme","body":"# T","tags":["a","b"],"links":[{"type":"x","to":"[[y]]"}]}`,
 	`{"notes":[{"body":"# A"},{"body":"# B","links":[{"type":"x","toTitle":"y"}]}]}`,
 	`{"links":[{"from":"a","to":"b","type":"relates_to"}]}`, `{"Body":"x"}`, `{"body":"a","body":"b"}`,
-	`{"body":5}`, `{"limit":1.5}`, `{"limit":-0}`, `{"limit":1e400}`, `{"limit":null}`, `{"updateLinks":"true"}`,
+	`{"body":5}`, `{"limit":1.5}`, `{"limit":-0}`, `{"limit":1e400}`, `{"limit":null}`, `{"keepAlias":"true"}`,
 	`{"notes":[{"body":"# A","BODY":"# B"}]}`, `{"x":{"y":[1,2,{"z":3}]}}`, `{"body":"\ud800"}`, "{\"body\":\"\xff\"}",
 	`{"notes":` + strings.Repeat("[", 50) + strings.Repeat("]", 50) + `}`, `{"body":"# T"} trailing`, `{"a":1,}`, `{`,
 }

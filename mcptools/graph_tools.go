@@ -30,7 +30,7 @@ func graphTools() []*Tool {
 		},
 		{
 			Name: "move_note", Toolset: ToolsetGateway, Title: "Move a note", Idempotent: false,
-			Description: "Move a note to another folder of its project, keeping its file name. Its id stays, links to it keep resolving (links written as a path are rewritten in the same commit). Refused onto an existing file, outside the project, into hidden folders.",
+			Description: "Move a note to another folder of its project, keeping its file name. Its id stays; every link that would stop naming it (wikilinks, embeds, heading and block links, Markdown links, link properties) is rewritten in the same commit in its own style, as Obsidian does; no other line changes. Refused onto an existing file, outside the project, into hidden folders.",
 			Schema: `{"type":"object","properties":{
 "ref":{"type":"string","description":"The note: id, path, [[Title]], title or alias."},
 "toPath":{"type":"string","description":"Destination folder (a vault path, as list_notes gives)."},
@@ -40,18 +40,18 @@ func graphTools() []*Tool {
 		},
 		{
 			Name: "rename_note", Toolset: ToolsetGateway, Title: "Rename a note", Idempotent: false,
-			Description: "Change a note's title: its # H1 and file name follow, the old title is kept in `aliases` so [[Old title]] links keep resolving. With updateLinks, notes linking by the old title are rewritten to the new one in the same commit.",
+			Description: "Change a note's title: its # H1 and file name follow, and every link to it (wikilinks, embeds, heading and block links, Markdown links, link properties) is rewritten to the new name in the same commit, in its own style (a label, a path, Markdown stay), as Obsidian does. With keepAlias, the old title also joins `aliases`.",
 			Schema: `{"type":"object","properties":{
 "ref":{"type":"string","description":"The note: id, path, [[Title]], title or alias."},
 "title":{"type":"string","description":"The new title."},
-"updateLinks":{"type":"boolean","description":"Also rewrite [[Old title]] in the notes that link here (default false)."},
+"keepAlias":{"type":"boolean","description":"Also keep the old title in the note's aliases, for search and get_note (default false). Links are rewritten either way."},
 "versionToken":{"type":"string","description":"Optional: rename only if the note is still at this version."}},
 "required":["ref","title"],"additionalProperties":false}`,
 			Handle: renameNote,
 		},
 		{
 			Name: "move_folder", Toolset: ToolsetGateway, Title: "Move a folder", Idempotent: false,
-			Description: "Move a whole folder under another parent folder of the same project. Every note keeps its id; a project folder keeps its handle; links written as paths are rewritten in the same commit.",
+			Description: "Move a whole folder under another parent folder of the same project. Every note keeps its id; a project folder keeps its handle; every link that would stop naming a note or file it holds is rewritten in the same commit, in its own style, as Obsidian does.",
 			Schema: `{"type":"object","properties":{
 "project":{"type":"string","description":"Project handle; path may then be relative to the project's folder."},
 "path":{"type":"string","description":"The folder to move."},
@@ -61,7 +61,7 @@ func graphTools() []*Tool {
 		},
 		{
 			Name: "rename_folder", Toolset: ToolsetGateway, Title: "Rename a folder", Idempotent: false,
-			Description: "Rename a folder in place. Every note keeps its id; if the folder is a project, its handle does not change (use rename_project for that); links written as paths are rewritten in the same commit.",
+			Description: "Rename a folder in place. Every note keeps its id; if the folder is a project, its handle does not change (use rename_project for that); every link that would stop naming a note or file it holds is rewritten in the same commit, in its own style, as Obsidian does.",
 			Schema: `{"type":"object","properties":{
 "project":{"type":"string","description":"Project handle; path may then be relative to the project's folder."},
 "path":{"type":"string","description":"The folder to rename."},
@@ -135,7 +135,7 @@ func renameNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	var a struct {
 		Ref          string `json:"ref"`
 		Title        string `json:"title"`
-		UpdateLinks  bool   `json:"updateLinks"`
+		KeepAlias    bool   `json:"keepAlias"`
 		VersionToken string `json:"versionToken"`
 	}
 	if err := decodeArgs(raw, &a); err != nil {
@@ -144,7 +144,7 @@ func renameNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	if err := required("ref", a.Ref); err != nil {
 		return nil, err
 	}
-	return e.Vault.RenameNote(e.Caller(), a.Ref, a.Title, a.VersionToken, a.UpdateLinks)
+	return e.Vault.RenameNote(e.Caller(), a.Ref, a.Title, a.VersionToken, a.KeepAlias)
 }
 
 func moveFolder(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {

@@ -440,7 +440,7 @@ func TestGraphToolsOverHTTP(t *testing.T) {
 	}
 	var moved vault.Moved
 	ok(t, c, "move_note", map[string]any{"ref": "[[Alpha]]", "toPath": "acme/launch/specs"}, &moved)
-	ok(t, c, "rename_note", map[string]any{"ref": "[[Beta]]", "title": "Gamma", "updateLinks": true}, &moved)
+	ok(t, c, "rename_note", map[string]any{"ref": "[[Beta]]", "title": "Gamma", "keepAlias": true}, &moved)
 	var note vault.NoteView
 	ok(t, c, "get_note", map[string]any{"ref": batch.Results[0].ID, "detailed": true}, &note)
 	var targets []string

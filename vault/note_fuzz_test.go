@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
 
@@ -172,7 +171,7 @@ func FuzzRewriteLinks(f *testing.F) {
 			return
 		}
 		const target = "acme/launch/New name"
-		rewriteLinks(n, []wikilinks.Edge{{Link: wikilinks.Link{Target: old, Typed: true}}}, target)
+		keepLinks(n, map[string]keptAs{old: {target: target}})
 		m := ParseNote("x.md", n.Render())
 		if m.FrontmatterError() != nil {
 			t.Fatalf("rewriting %q broke the frontmatter: %v\n%q", old, m.FrontmatterError(), n.Render())

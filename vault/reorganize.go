@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
 
@@ -81,7 +80,8 @@ func (v *Vault) commitEdits(c Caller, e *edits, msg, id string) (string, []strin
 }
 
 // MoveNote moves a note to another folder of its project, keeping its file
-// name and id; links to it by path are rewritten in the same commit.
+// name and id; every link that would stop naming it is rewritten in the
+// same commit, in its own style (edits.follow), and no other.
 func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, error) {
 	if toPath == "" {
 		return nil, argErr("toPath", "is required: the destination folder")
@@ -109,7 +109,7 @@ func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, er
 	if err := e.move(p, to); err != nil {
 		return nil, err
 	}
-	if err := e.retarget(n.ID, byPathLink, pathTarget(to)); err != nil {
+	if err := e.follow(); err != nil {
 		return nil, err
 	}
 	if err := e.guard("toPath", "moving the note there", "folder", nil, true); err != nil {
@@ -122,11 +122,12 @@ func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, er
 	return &Moved{ID: n.ID, From: p, To: to, Title: n.Title, VersionToken: h, Commit: h, Rewritten: rewritten}, nil
 }
 
-// RenameNote changes a note's title: the H1 and the file name follow, the
-// old title joins the aliases (so [[Old title]] keeps resolving), links by
-// path are rewritten, and with updateLinks the notes linking by the old
-// title are rewritten too, all in one commit.
-func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLinks bool) (*Moved, error) {
+// RenameNote changes a note's title: the H1 and the file name follow, and
+// every link that would stop naming the note is rewritten to its new name
+// in the same commit, in its own style (edits.follow). With keepAlias the
+// old title also joins the aliases, for whoever searches by it; links never
+// depend on it (Obsidian does not resolve aliases).
+func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, keepAlias bool) (*Moved, error) {
 	title = strings.TrimSpace(title)
 	if err := validText("title", title); err != nil {
 		return nil, err
@@ -163,27 +164,18 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLink
 			return nil, err
 		}
 	}
-	if err := setTitle(n, old, title); err != nil {
+	if err := setTitle(n, old, title, keepAlias); err != nil {
 		return nil, err
 	}
 	if to != p {
 		if err := e.move(p, to); err != nil {
 			return nil, err
 		}
-		if err := e.retarget(n.ID, byPathLink, pathTarget(to)); err != nil {
-			return nil, err
-		}
 	} else if err := n.EnsureID(); err != nil {
 		return nil, err
 	}
-	if updateLinks {
-		oldFold := wikilinks.Fold(old)
-		byTitle := func(ed wikilinks.Edge) bool {
-			return ed.How != wikilinks.ByPath && ed.How != wikilinks.ByID && wikilinks.Fold(ed.Target) == oldFold
-		}
-		if err := e.retarget(n.ID, byTitle, title); err != nil {
-			return nil, err
-		}
+	if err := e.follow(); err != nil {
+		return nil, err
 	}
 	if err := e.guard("title", "this title", "title", nil, true); err != nil {
 		return nil, err
@@ -195,9 +187,9 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, updateLink
 	return &Moved{ID: n.ID, From: p, To: to, Title: title, VersionToken: h, Commit: h, Rewritten: rewritten}, nil
 }
 
-// setTitle rewrites the leading H1 (or adds one) and keeps the old title
-// as an alias.
-func setTitle(n *Note, old, title string) error {
+// setTitle rewrites the leading H1 (or adds one) and, with keepAlias,
+// keeps the old title as an alias. The new title leaves the aliases.
+func setTitle(n *Note, old, title string, keepAlias bool) error {
 	lines := strings.SplitAfter(string(n.Body), "\n")
 	replaced := false
 	for i, l := range lines {
@@ -217,11 +209,13 @@ func setTitle(n *Note, old, title string) error {
 	}
 	n.Body = []byte(body)
 	aliases := slices.DeleteFunc(slices.Clone(n.Aliases), func(a string) bool { return a == title })
-	if !slices.Contains(aliases, old) {
+	if keepAlias && !slices.Contains(aliases, old) {
 		aliases = append(aliases, old)
 	}
-	if err := n.SetList("aliases", aliases); err != nil {
-		return err
+	if len(aliases) != len(n.Aliases) {
+		if err := n.SetList("aliases", aliases); err != nil {
+			return err
+		}
 	}
 	n.Aliases = aliases
 	n.Title = title
@@ -347,6 +341,7 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 				return nil, err
 			}
 			others = append(others, gitstore.Change{Path: f, Delete: true}, gitstore.Change{Path: to, Content: data, CheckVersion: true, ExpectVersion: ""})
+			e.files[f] = to
 			continue
 		}
 		if err := e.move(f, to); err != nil {
@@ -354,14 +349,8 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 		}
 		notes++
 	}
-	for _, f := range files {
-		if !isNotePath(f) {
-			continue
-		}
-		to := dest + strings.TrimPrefix(f, dir)
-		if err := e.retarget(e.notes[f].ID, byPathLink, pathTarget(to)); err != nil {
-			return nil, err
-		}
+	if err := e.follow(); err != nil {
+		return nil, err
 	}
 	instead := "parent folder"
 	if newName != "" {

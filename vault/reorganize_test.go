@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,12 +64,13 @@ func TestMoveAndRenameKeepEveryLink(t *testing.T) {
 	if n.Title != "Pricing model 2027" || !strings.Contains(n.Content, "# Pricing model 2027\n") || n.Path != "acme/launch/Pricing model 2027.md" {
 		t.Fatalf("renamed note: %s %s", n.Title, n.Path)
 	}
-	if fmt.Sprint(n.Aliases) != "[Pricing model Tarifs Pricing]" {
-		t.Fatalf("aliases: %v", n.Aliases)
+	if fmt.Sprint(n.Aliases) != "[Pricing model Tarifs]" {
+		t.Fatalf("aliases: %v (the old title is added only on request)", n.Aliases)
 	}
 	sameResolution(t, before, resolvedLinks(v), "after rename_note")
 
-	// With updateLinks, [[Launch plan]] is rewritten where it is written so.
+	// With keepAlias the old title joins the aliases; links are rewritten
+	// all the same (Obsidian does not resolve aliases).
 	lp, _ := v.GetNote(owner, "[[Launch plan]]", true, "")
 	incoming := len(lp.Links.Incoming)
 	r2, err := v.RenameNote(owner, lp.ID, "Launch playbook", "", true)
@@ -76,7 +78,10 @@ func TestMoveAndRenameKeepEveryLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(r2.Rewritten) == 0 {
-		t.Fatal("updateLinks rewrote nothing")
+		t.Fatal("the rename rewrote nothing")
+	}
+	if lp2, _ := v.GetNote(owner, lp.ID, false, ""); !slices.Contains(lp2.Aliases, "Launch plan") {
+		t.Fatalf("keepAlias: aliases %v", lp2.Aliases)
 	}
 	for _, p := range r2.Rewritten {
 		if strings.Contains(readFile(t, filepath.Join(dir, p)), "[[Launch plan") {
@@ -87,7 +92,7 @@ func TestMoveAndRenameKeepEveryLink(t *testing.T) {
 	if len(lp2.Links.Incoming) != incoming {
 		t.Fatalf("incoming links %d → %d", incoming, len(lp2.Links.Incoming))
 	}
-	sameResolution(t, before, resolvedLinks(v), "after rename_note with updateLinks")
+	sameResolution(t, before, resolvedLinks(v), "after rename_note with keepAlias")
 
 	// A folder move and a project folder rename: ids and handle stay.
 	if _, err := v.MoveFolder(owner, "acme/launch", "acme/launch/specs", "acme/launch/decisions"); err != nil {
@@ -239,38 +244,44 @@ func TestLinkIsIdempotentAndForwardReferencesResolve(t *testing.T) {
 	fsck(t, dir)
 }
 
-// A title, folder or new note that would make another note's link
-// ambiguous, or take it over, is refused (the review's cases S1-S5).
+// A new note that would make another note's link ambiguous, or take it
+// over, is refused (the review's cases S1-S5). A rename or move that would
+// do the same keeps those links naming their notes instead, as it keeps
+// the links to what it moves: the caller asked for that name or place.
 func TestChangesThatWouldRedirectOtherLinksAreRefused(t *testing.T) {
 	v, dir := sampleVault(t)
 	head := gitOut(t, dir, "rev-parse", "HEAD")
-	spec, _ := v.GetNote(owner, "[[Onboarding flow spec]]", false, "")
-	check := func(name, arg string, err error) {
-		t.Helper()
-		var ae *ArgError
-		if !errors.As(err, &ae) || ae.Arg != arg || !strings.Contains(err.Error(), "link(s) in other notes") {
-			t.Errorf("%s: want a refusal naming %s, got %v", name, arg, err)
-		}
+	_, err := v.CreateNote(owner, CreateArgs{Project: "acme/launch", Path: "specs", Body: "# Pricing\n"})
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "link(s) in other notes") {
+		t.Errorf("create with a linked title: want a refusal naming body, got %v", err)
 	}
-	// Pricing is linked as [[Pricing]] and lives in acme/launch; a spec titled
-	// "Pricing" in acme/launch/specs would make those links ambiguous.
-	_, err := v.RenameNote(owner, spec.ID, "Pricing", "", false)
-	check("rename onto a linked title", "title", err)
-	// "Pricing model" is an alias of Pricing: a note titled so would take [[Pricing model]] over.
-	_, err = v.RenameNote(owner, spec.ID, "Pricing model", "", false)
-	check("rename onto a linked alias", "title", err)
-	_, err = v.CreateNote(owner, CreateArgs{Project: "acme/launch", Path: "specs", Body: "# Pricing\n"})
-	check("create with a linked title", "body", err)
 	unchanged(t, dir, head)
-	// A title no link uses is fine.
-	if _, err := v.RenameNote(owner, spec.ID, "Onboarding flow spec v2", "", false); err != nil {
+
+	before := resolvedLinks(v)
+	spec, _ := v.GetNote(owner, "[[Onboarding flow spec]]", false, "")
+	// "Pricing model" is an alias of Pricing: [[Pricing model]] (which
+	// only cairn resolved) would now open the spec in Obsidian; it is
+	// rewritten to Pricing's file name, showing what it showed.
+	m, err := v.RenameNote(owner, spec.ID, "Pricing model", "", false)
+	if err != nil {
 		t.Fatal(err)
 	}
+	review := "acme/launch/meetings/Design review 2026-10-20.md"
+	if !slices.Contains(m.Rewritten, review) {
+		t.Fatalf("rename onto a linked alias: %+v", m)
+	}
+	if got := readFile(t, filepath.Join(dir, review)); !strings.Contains(got, "real prices from [[Pricing|Pricing model]]. Feedback:") {
+		t.Fatalf("%s:\n%s", review, got)
+	}
+	sameResolution(t, before, resolvedLinks(v), "after the rename onto a linked alias")
+	cleanAndSound(t, dir)
 }
 
 // Moving a note next to a same-named file elsewhere would make a
-// path-tail link ([[specs/Spec]]) ambiguous: refused.
-func TestMoveThatWouldMakeAPathTailAmbiguousIsRefused(t *testing.T) {
+// path-tail link ([[specs/Spec]]) ambiguous: the link gets the longer
+// path that still names its note, and nothing else changes.
+func TestMoveThatWouldMakeAPathTailAmbiguousKeepsTheLink(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "v")
 	if _, err := Init(dir, InitOptions{}); err != nil {
 		t.Fatal(err)
@@ -291,9 +302,10 @@ func TestMoveThatWouldMakeAPathTailAmbiguousIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	_, err = v.MoveNote(owner, "s/b/Spec.md", "s/b/specs", "")
-	var ae *ArgError
-	if !errors.As(err, &ae) || ae.Arg != "toPath" {
-		t.Fatalf("want a refusal naming toPath, got %v", err)
+	if _, err = v.MoveNote(owner, "s/b/Spec.md", "s/b/specs", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dir, "s/Src.md")); got != "# Src\n\n[[a/specs/Spec]] and [[a/specs/Spec]]\n" {
+		t.Fatalf("Src.md: %q", got)
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/wikilinks"
-	"gopkg.in/yaml.v3"
 )
 
 // edits collects the notes a reorganization changes, so that everything
@@ -18,6 +17,7 @@ type edits struct {
 	c      Caller
 	notes  map[string]*Note // by current path
 	moves  map[string]string
+	files  map[string]string // files that are not notes it moves: old path → new
 	tokens map[string]string // path → version read
 	// What the link guard did to notes the change does not otherwise
 	// touch (upkeep.go): links it rewrote to keep naming their note, links
@@ -27,7 +27,7 @@ type edits struct {
 }
 
 func (v *Vault) newEdits(c Caller) *edits {
-	return &edits{v: v, c: c, notes: map[string]*Note{}, moves: map[string]string{}, tokens: map[string]string{},
+	return &edits{v: v, c: c, notes: map[string]*Note{}, moves: map[string]string{}, files: map[string]string{}, tokens: map[string]string{},
 		kept: map[string]bool{}, left: map[string]bool{}}
 }
 
@@ -72,70 +72,43 @@ func (e *edits) move(from, to string) error {
 	return nil
 }
 
-// retarget rewrites, in every note the caller may write that links to id
-// by a spelling pick accepts, the target text to newTarget. Body links are
-// rewritten in place (label, fragment and surroundings kept); typed links
-// in the frontmatter (link properties, legacy `links:` entries) get their
-// value's target replaced. These are the caller's own
-// edits, reported to it. Links in notes it may not write are left to the
-// guard (upkeep.go), which keeps them naming the note without telling the
-// caller about notes it cannot read, and never blocks on them.
-func (e *edits) retarget(id string, pick func(wikilinks.Edge) bool, newTarget string) error {
-	byPath := map[string][]wikilinks.Edge{}
-	for _, ed := range e.v.cat.graph.Incoming(id, nil) {
-		if !pick(ed) {
+// follow rewrites, in every note the caller may write, each link that the
+// edits would make name something else (in Obsidian, or at all), so that
+// it names what it names now, as Obsidian's "automatically update internal
+// links" does for a moved file: a link to a note or file that moves gets
+// its new place, in its own style (Shift.Keep: a name stays a name while
+// it is unique, a path a path, a relative path relative, a Markdown link
+// Markdown; label and fragment stay); a link to something that stays put
+// that a move would capture (a shorter path with its name, a note moving
+// into its folder) gets a target that keeps naming it, labelled with what
+// it showed, when everyone who may read the link may read its note (the
+// guard's rule, upkeep.go; otherwise the guard decides). Links that keep
+// naming what they name are left as written. These are the caller's own
+// edits, reported to it; links in notes it may not write are the guard's,
+// which keeps them without telling the caller about notes it cannot read.
+func (e *edits) follow() error {
+	own := map[string]map[string]keptAs{}
+	readers := e.v.newReaderCheck()
+	for _, sh := range e.v.cat.graph.WhatIfMoved(e.planned(), nil, e.files, nil) {
+		src := e.v.cat.pathOf(sh.From)
+		if sh.Keep == "" || src == "" || e.v.roleAt(e.c, src) < RoleWrite {
 			continue
 		}
-		p := e.v.cat.pathOf(ed.From)
-		byPath[p] = append(byPath[p], ed)
-	}
-	paths := make([]string, 0, len(byPath))
-	for p := range byPath {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if e.v.roleAt(e.c, p) < RoleWrite {
+		if !sh.Moved && !readers.allMayRead(src, sh.Before.Path) {
 			continue
 		}
-		n, err := e.note(p)
-		if err != nil {
+		if _, err := e.note(src); err != nil {
 			return err
 		}
-		rewriteLinks(n, byPath[p], newTarget)
+		if own[src] == nil {
+			own[src] = map[string]keptAs{}
+		}
+		own[src][sh.Target] = keptAs{target: sh.Keep, label: !sh.Moved && sh.Before.How != wikilinks.ByPath}
+	}
+	for src, m := range own {
+		keepLinks(e.notes[src], m)
 	}
 	return nil
-}
-
-// rewriteLinks replaces the target text of the given links of n.
-func rewriteLinks(n *Note, which []wikilinks.Edge, newTarget string) {
-	want := map[string]bool{}
-	typed := false
-	for _, ed := range which {
-		want[ed.Target] = true
-		typed = typed || ed.Typed
-	}
-	// Body: from the end, so earlier offsets stay valid.
-	links := wikilinks.Parse(n.Body)
-	body := n.Body
-	for i := len(links) - 1; i >= 0; i-- {
-		l := links[i]
-		if l.Offset < 0 || !want[l.Target] {
-			continue
-		}
-		body = append(append(append([]byte{}, body[:l.Offset]...), writtenAs(l, newTarget)...), body[l.Offset+l.Len:]...)
-	}
-	n.Body = body
-	if typed {
-		n.typedLinkValues(func(val *yaml.Node) bool {
-			if t, _ := wikilinks.ParseRef(val.Value); !want[t] {
-				return false
-			}
-			val.Value = retargetRef(val.Value, newTarget)
-			val.Style = yaml.DoubleQuotedStyle
-			return true
-		})
-	}
 }
 
 // changes renders everything as commit changes: moves become a delete and
@@ -165,9 +138,6 @@ func (e *edits) changes() []gitstore.Change {
 // pathTarget is how a path-form link to p is written: the vault path
 // without .md.
 func pathTarget(p string) string { return strings.TrimSuffix(p, ".md") }
-
-// byPathLink picks links that found their note by its path.
-func byPathLink(ed wikilinks.Edge) bool { return ed.How == wikilinks.ByPath }
 
 // retargetRef replaces the target of a typed link's value ("[[T#frag|label]]"
 // or a bare "T"), keeping its fragment and label.

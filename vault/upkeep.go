@@ -55,13 +55,16 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 	}
 	keep := map[string]map[string]keptAs{} // source path → target as written → how to rewrite it
 	readers := v.newReaderCheck()
-	for _, sh := range v.cat.graph.WhatIf(set, nil, nil) {
+	for _, sh := range v.cat.graph.WhatIfMoved(set, nil, e.files, nil) {
 		src := v.cat.pathOf(sh.From)
 		if src == "" {
 			continue
 		}
 		to := dest[sh.Before.ID]
-		if to == "" {
+		switch {
+		case sh.Before.ID == "":
+			to = orDefault(e.files[sh.Before.Path], sh.Before.Path)
+		case to == "":
 			to = v.cat.pathOf(sh.Before.ID)
 		}
 		ok := sh.Keep != "" && readers.allMayRead(src, to)
@@ -82,7 +85,9 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 			if keep[src] == nil {
 				keep[src] = map[string]keptAs{}
 			}
-			keep[src][sh.Target] = keptAs{target: sh.Keep, label: sh.Before.How != wikilinks.ByPath}
+			// A link to what moved shows its new name, as a rename by hand
+			// would; one whose note stays put keeps showing the old text.
+			keep[src][sh.Target] = keptAs{target: sh.Keep, label: !sh.Moved && sh.Before.How != wikilinks.ByPath}
 			e.keptShifts = append(e.keptShifts, sh)
 		}
 	}
@@ -95,7 +100,7 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 	set = e.keepAll(set, keep)
 	// What a rewrite could not reach (a link written so that its text
 	// cannot be found again) is left, and said, like the rest.
-	for _, sh := range v.cat.graph.WhatIf(set, nil, nil) {
+	for _, sh := range v.cat.graph.WhatIfMoved(set, nil, e.files, nil) {
 		if src := v.cat.pathOf(sh.From); src != "" && !e.left[src] {
 			if mayRefuse && sees[[2]string{sh.From, sh.Target}] {
 				return v.refusal(arg, what, instead, []wikilinks.Shift{sh})
@@ -110,7 +115,7 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 // by source and target), and among them those in notes it may write.
 func (e *edits) seenShifts(set []wikilinks.Note) (inWritable []wikilinks.Shift, sees map[[2]string]bool) {
 	sees = map[[2]string]bool{}
-	for _, sh := range e.v.cat.graph.WhatIf(set, nil, e.v.visibleTo(e.c)) {
+	for _, sh := range e.v.cat.graph.WhatIfMoved(set, nil, e.files, e.v.visibleTo(e.c)) {
 		sees[[2]string{sh.From, sh.Target}] = true
 		if e.v.roleAt(e.c, e.v.cat.pathOf(sh.From)) >= RoleWrite {
 			inWritable = append(inWritable, sh)

@@ -1,20 +1,21 @@
 package wikilinks
 
-import (
-	"strings"
-)
-
 // Shift is a link whose resolution a planned change would alter.
 type Shift struct {
 	From   string     `json:"from"`
 	Target string     `json:"target"` // as written now
 	Before Resolution `json:"before"`
 	After  Resolution `json:"after"`
-	// Keep is a target that names Before.ID once the change is made,
-	// nothing hidden: its full path without .md (which Obsidian, and so
-	// cairn, resolves from anywhere), or its id when the path cannot be
-	// written in a link. Empty when the note is removed.
+	// Keep is the target to write instead so that the link names, once
+	// the change is made and nothing hidden, what it names now, as
+	// Obsidian resolves it: spelled in the style of Target (see respell:
+	// a name stays a name where it is still unique, a relative path stays
+	// relative), else the note's id (which only cairn resolves) when no
+	// path can be written in a link. Empty when what it names is removed.
 	Keep string `json:"keep,omitempty"`
+	// Moved says what the link names is one of the notes or files the
+	// change moves or renames (not a bystander whose links it captures).
+	Moved bool `json:"moved,omitempty"`
 }
 
 // WhatIf says which links would stop naming the note they name now, if
@@ -22,17 +23,25 @@ type Shift struct {
 // dropped: links of other notes, and links of the notes in set compared
 // one by one with what they were (a note rewritten or moved by the change
 // must still name what it named: a link resolves from its note's folder).
-// Links that start resolving (forward references) are not shifts, nor
-// links to files that are not notes. With visible, the question is asked
+// A link Obsidian resolved that only cairn would still resolve (through
+// an alias, say) is a shift too. Links that start resolving (forward
+// references) are not shifts. With visible, the question is asked
 // as someone who sees only those notes: invisible sources are skipped and
 // invisible notes are absent from both resolutions. Only links whose
 // target could name a note involved (its file name, id, title or alias)
 // are looked at in notes the change leaves alone, so the cost follows the
 // change, not the vault.
 func (g *Graph) WhatIf(set []Note, removed []string, visible Visible) []Shift {
+	return g.WhatIfMoved(set, removed, nil, visible)
+}
+
+// WhatIfMoved is WhatIf for a change that also moves files that are not
+// notes (attachments, old path → new path): links to them that would stop
+// naming them at their new place are shifts too.
+func (g *Graph) WhatIfMoved(set []Note, removed []string, files map[string]string, visible Visible) []Shift {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	p := g.plan(set, removed)
+	p := g.plan(set, removed, files)
 	var out []Shift
 	sources := map[string]bool{}
 	for k := range p.keys {
@@ -96,11 +105,12 @@ type plan struct {
 	notes    map[string]*Note
 	keys     map[string]bool
 	changing map[string]bool
+	moved    map[string]string // files that are not notes: old path → new
 }
 
-func (g *Graph) plan(set []Note, removed []string) *plan {
+func (g *Graph) plan(set []Note, removed []string, files map[string]string) *plan {
 	p := &plan{g: g, names: map[string]map[string]bool{}, files: map[string]map[string]string{},
-		notes: map[string]*Note{}, keys: map[string]bool{}, changing: map[string]bool{}}
+		notes: map[string]*Note{}, keys: map[string]bool{}, changing: map[string]bool{}, moved: files}
 	touch := func(k string) map[string]bool {
 		if ids, ok := p.names[k]; ok {
 			return ids
@@ -154,6 +164,13 @@ func (g *Graph) plan(set []Note, removed []string) *plan {
 		}
 		p.notes[n.ID] = n
 	}
+	for from, to := range files {
+		if m := touchFile(from); m[from] == "" {
+			delete(m, from)
+		}
+		touchFile(to)[to] = ""
+		p.keys[Fold(fileName(from))] = true
+	}
 	return p
 }
 
@@ -184,32 +201,44 @@ func (p *plan) after(visible Visible) view {
 
 // shift compares what before, written in a note at path from, names now
 // with what after, written at path to, names once the change is made; ok
-// when a link that names a note would name something else.
+// when a link that names a note or a file would name something else, or
+// only in cairn's own ways where Obsidian resolved it.
 func (p *plan) shift(src, from, to, before, after string, visible Visible) (Shift, bool) {
 	b := p.g.view(visible).resolve(from, before)
-	if b.Status != Resolved || b.ID == "" {
+	if b.Status != Resolved || (b.ID == "" && b.Path == "") {
 		return Shift{}, false
 	}
-	a := p.after(visible).resolve(to, after)
-	if a.Status == Resolved && a.ID == b.ID {
+	w := p.after(visible)
+	a := w.resolve(to, after)
+	dest, moved := p.dest(b)
+	if a.Status == Resolved && a.ID == b.ID && a.Path == dest && (a.Obsidian == ObsidianSame || b.Obsidian != ObsidianSame) {
 		return Shift{}, false
 	}
-	return Shift{From: src, Target: before, Before: b, After: a, Keep: p.keep(b.ID)}, true
-}
-
-// keep is the target that names id after the change, nothing hidden (see
-// Shift.Keep).
-func (p *plan) keep(id string) string {
-	w := p.after(nil)
-	n := w.note(id)
-	if n == nil {
-		return ""
-	}
-	path := strings.TrimSuffix(n.Path, ".md")
-	if path == strings.TrimSpace(path) && !strings.ContainsAny(path, "#|[]^\r\n") {
-		if r := w.resolve("", path); r.Status == Resolved && r.ID == id {
-			return path
+	sh := Shift{From: src, Target: before, Before: b, After: a, Moved: moved}
+	if dest != "" {
+		sh.Keep = p.after(nil).respell(after, to, dest, b.Path, b.Obsidian == ObsidianSame)
+		if sh.Keep == "" && b.ID != "" {
+			sh.Keep = b.ID
 		}
 	}
-	return id
+	return sh, true
+}
+
+// dest is where what b names sits once the change is made ("" when it is
+// removed), and whether the change moves it.
+func (p *plan) dest(b Resolution) (string, bool) {
+	if b.ID == "" {
+		if to, ok := p.moved[b.Path]; ok {
+			return to, true
+		}
+		return b.Path, false
+	}
+	n, ok := p.notes[b.ID]
+	if !ok {
+		return b.Path, false
+	}
+	if n == nil {
+		return "", false
+	}
+	return n.Path, n.Path != b.Path || p.g.notes[b.ID] == nil || p.g.notes[b.ID].Title != n.Title
 }
