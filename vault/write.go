@@ -263,16 +263,8 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 	if len(ok) == 0 {
 		return results, nil
 	}
-	// Typed links are written once every note of the batch is known: a
-	// new note may share a target's file name, which then needs its path.
-	pending := make([]wikilinks.Note, len(ok))
-	for i, n := range ok {
-		pending[i] = n.pendingNote()
-	}
-	for i, n := range ok {
-		if err := v.writeNewLinks(n, okLinks[i], pending...); err != nil {
-			return nil, err
-		}
+	if err := v.writeBatchLinks(ok, okLinks); err != nil {
+		return nil, err
 	}
 	changes := make([]gitstore.Change, len(ok))
 	set := make([]wikilinks.Note, len(ok))
@@ -305,6 +297,22 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 		}
 	}
 	return results, nil
+}
+
+// writeBatchLinks writes the typed links of a batch's notes once every
+// note of the batch is known: a new note may share a target's file name,
+// which then needs its path.
+func (v *Vault) writeBatchLinks(notes []*Note, links [][]newLink) error {
+	pending := make([]wikilinks.Note, len(notes))
+	for i, n := range notes {
+		pending[i] = n.pendingNote()
+	}
+	for i, n := range notes {
+		if err := v.writeNewLinks(n, links[i], pending...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // attributeUpkeep tells each new note of a batch which notes the caller
