@@ -532,8 +532,12 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 	return out, conflicts, err
 }
 
-// linkCopy adds a link to the copy (its file name, which the time stamp
-// makes unique) to the note's conflicts list (vault.ConflictsKey). A note whose frontmatter
+// linkCopy adds a link to the copy beside the note to the note's
+// conflicts list (vault.ConflictsKey): its file name, with "./" in a
+// folder. The time stamp does not make the name unique: one sync may copy
+// Plan.md and a/Plan.md alike, and Obsidian reads a bare name that is also
+// a root file's path as that root file; "./" names the note's own folder
+// (docs/vault-format.md, "How a link resolves"). A note whose frontmatter
 // cannot be read, or whose conflicts key is not a list, is left as it is.
 func linkCopy(note []byte, copyPath string) ([]byte, bool) {
 	if !strings.HasSuffix(copyPath, ".md") {
@@ -552,7 +556,11 @@ func linkCopy(note []byte, copyPath string) ([]byte, bool) {
 			items = append(items, it.Value)
 		}
 	}
-	items = append(items, "[["+strings.TrimSuffix(path.Base(copyPath), ".md")+"]]")
+	name := strings.TrimSuffix(path.Base(copyPath), ".md")
+	if strings.Contains(copyPath, "/") {
+		name = "./" + name
+	}
+	items = append(items, "[["+name+"]]")
 	if n.SetList(vault.ConflictsKey, items) != nil {
 		return nil, false
 	}

@@ -73,7 +73,10 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 	settled(t, a, b)
 	// The note kept in place links to its copy.
 	for p, cp := range copies {
-		link := "[[" + strings.TrimSuffix(filepath.Base(cp), ".md") + "]]"
+		link := "[[./" + strings.TrimSuffix(filepath.Base(cp), ".md") + "]]" // beside it, in its folder
+		if !strings.Contains(cp, "/") {
+			link = "[[" + strings.TrimPrefix(link, "[[./")
+		}
 		n := vault.ParseNote(p, []byte(read(t, a, p)))
 		if k := n.KeyNode(vault.ConflictsKey); k == nil || len(k.Content) != 1 || k.Content[0].Value != link {
 			t.Fatalf("%s does not list its copy %s under conflicts:\n%s", p, link, read(t, a, p))
@@ -151,7 +154,7 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 			said += f.Message
 		}
 	}
-	if !strings.Contains(said, cdn+" still lists [["+strings.TrimSuffix(filepath.Base(copies[cdn]), ".md")+"]]") {
+	if !strings.Contains(said, cdn+" still lists [[./"+strings.TrimSuffix(filepath.Base(copies[cdn]), ".md")+"]]") {
 		t.Fatalf("doctor does not say the link to the deleted copy: %q", said)
 	}
 	if _, err := a.Repair(); err != nil {

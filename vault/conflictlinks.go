@@ -12,8 +12,9 @@ import (
 
 // ConflictsKey is the frontmatter list through which a note kept in place
 // by a sync conflict links to the copies holding the other versions
-// (`conflicts: ["[[Note (conflict 2026-12-01 101500)]]"]`: a list of links
-// that Obsidian's Properties show), so whoever opens the note finds them.
+// (`conflicts: ["[[./Note (conflict 2026-12-01 101500)]]"]`, without "./"
+// at the root: a list of links that Obsidian's Properties show), so
+// whoever opens the note finds them.
 // Deleting a copy resolves its conflict; the entry then points nowhere,
 // and cairn doctor --fix removes it.
 const ConflictsKey = "conflicts"

@@ -20,7 +20,8 @@ type Finding struct {
 
 // Doctor checks a vault's health without changing it: project markers,
 // access file, notes whose frontmatter is broken, notes sharing an id,
-// links that are ambiguous, unresolved or resolved only by cairn, the git
+// links that are ambiguous, unresolved or resolved only by cairn, the
+// vault's Obsidian link settings (how cairn writes new links), the git
 // index format, files that should be private, what crashed processes left
 // and notes not committed.
 func (v *Vault) Doctor() []Finding {
@@ -108,6 +109,7 @@ func (v *Vault) Doctor() []Finding {
 		add("warning", "ids", "%s repeats the id %s of %s, which keeps it; it is known by %s, which cairn sync or doctor --fix writes into its file", c.Path, c.ID, c.Kept, c.NewID)
 	}
 	out = append(out, v.linkFindings(bodyLine)...)
+	out = append(out, v.linkSettingsFinding())
 	folders := 0
 	ign := v.ignoreMatcher()
 	filepath.WalkDir(v.root, func(p string, d os.DirEntry, err error) error {

@@ -20,6 +20,7 @@ const doctorLinksShown = 20
 func (v *Vault) linkFindings(bodyLine map[string]int) []Finding {
 	var out []Finding
 	unresolved, ambiguous, cairnOnly := 0, 0, 0
+	format := v.linkSettings().Format
 	for _, e := range v.cat.graph.Audit() {
 		src := v.cat.pathOf(e.From)
 		where := linkPlace(src, e.Link, bodyLine[src])
@@ -27,14 +28,14 @@ func (v *Vault) linkFindings(bodyLine map[string]int) []Finding {
 		case e.Status == wikilinks.Ambiguous:
 			ambiguous++
 			if ambiguous <= doctorLinksShown {
-				out = append(out, Finding{Level: "warning", Check: "links", Message: v.ambiguousMessage(where, e)})
+				out = append(out, Finding{Level: "warning", Check: "links", Message: v.ambiguousMessage(where, src, format, e)})
 			}
 		case e.Status == wikilinks.Resolved:
 			cairnOnly++
 			if cairnOnly <= doctorLinksShown {
 				out = append(out, Finding{Level: "warning", Check: "obsidian links", Message: fmt.Sprintf(
-					"%s resolves only in cairn (by %s, to %s); Obsidian shows it unresolved: write %s instead",
-					where, e.How, e.Path, linkAs(e.Link, v.cat.graph.LinkText(e.Path, src)))})
+					"%s resolves only in cairn (by %s, to %s); Obsidian shows it unresolved: %s",
+					where, e.How, e.Path, v.suggestLink(e.Link, src, e.Path, format))})
 			}
 		default:
 			unresolved++
@@ -46,18 +47,29 @@ func (v *Vault) linkFindings(bodyLine map[string]int) []Finding {
 	return out
 }
 
-func (v *Vault) ambiguousMessage(where string, e wikilinks.Edge) string {
+func (v *Vault) ambiguousMessage(where, src, format string, e wikilinks.Edge) string {
 	var paths []string
 	for _, id := range e.Candidates {
 		paths = append(paths, v.cat.pathOf(id))
 	}
 	paths = append(paths, e.Files...)
 	if e.Obsidian == wikilinks.ObsidianAmbiguous {
-		return fmt.Sprintf("%s is ambiguous: Obsidian opens whichever of %s it loaded first; write the folder, such as %s",
-			where, strings.Join(paths, ", "), linkAs(e.Link, strings.TrimSuffix(paths[0], ".md")))
+		return fmt.Sprintf("%s is ambiguous: Obsidian opens whichever of %s it loaded first; %s",
+			where, strings.Join(paths, ", "), v.suggestLink(e.Link, src, paths[0], format))
 	}
 	return fmt.Sprintf("%s is ambiguous: %d notes have that %s (%s), and Obsidian resolves it to nothing; link one by its file name",
 		where, len(paths), e.How, strings.Join(paths, ", "))
+}
+
+// suggestLink says what to write instead of l, in the note at src, so
+// that Obsidian opens the file at path: l in its own form (a Markdown link
+// stays one), its path as a new link in the vault's format would be.
+func (v *Vault) suggestLink(l wikilinks.Link, src, path, format string) string {
+	t, ok := v.cat.graph.NewLinkText(path, src, format, l.Form == wikilinks.FormMarkdown)
+	if !ok {
+		return fmt.Sprintf("no link can name %s (its name holds a character links cannot carry): rename it", path)
+	}
+	return "write " + linkAs(l, t) + " instead"
 }
 
 // linkPlace names a link and where it is written: "[[Target]] in
@@ -74,6 +86,9 @@ func linkAs(l wikilinks.Link, target string) string {
 	frag := ""
 	if l.Fragment != "" {
 		frag = "#" + l.Fragment
+		if l.Form == wikilinks.FormMarkdown && !l.Angle {
+			frag = "#" + l.Spell(l.Fragment)
+		}
 	}
 	bang := ""
 	if l.Type == wikilinks.TypeEmbeds {

@@ -137,7 +137,9 @@ func (v *Vault) prepareLink(c Caller, e *edits, arg string, l LinkArgs) (path, t
 		if !sameSpace(v, p, tp) {
 			return "", "", "", argErr(arg+"to", "%q is in another space; links stay within one space", l.To)
 		}
-		toID, target = v.linkTarget(tp)
+		if toID, target, err = v.linkTarget(arg+"to", p, tp); err != nil {
+			return "", "", "", err
+		}
 	} else {
 		target = strings.TrimSpace(l.ToTitle)
 		if err := checkTitleRef(arg+"toTitle", target); err != nil {
@@ -170,23 +172,21 @@ func sameSpace(v *Vault, a, b string) bool {
 	return sp(a) == sp(b)
 }
 
-// linkTarget is how a new link to the note at p is written: its title when
-// the title, as a link, names exactly this note for everyone (no # | [ ] ^
-// in it, not shared with another note), else its full path, which always
-// does. It returns the note's id too.
-func (v *Vault) linkTarget(p string) (id, target string) {
-	e := v.entry(p, true)
-	if e == nil {
-		return "", pathTarget(p)
+// linkTarget is how a new typed link from the note at src to the note at
+// p is written: by its file name or path in the vault's link format, never
+// by its title (Obsidian resolves file names and paths only), so that
+// Obsidian opens p (linkText). It returns the note's id too.
+func (v *Vault) linkTarget(arg, src, p string, pending ...wikilinks.Note) (id, target string, err error) {
+	if e := v.entry(p, true); e != nil {
+		id = e.ID
 	}
-	if !strings.ContainsAny(e.Title, "#|[]^") {
-		if r := v.cat.graph.Resolve(e.Title); r.Status == wikilinks.Resolved && r.ID == e.ID {
-			return e.ID, e.Title
-		}
-	}
-	return e.ID, pathTarget(p)
+	target, err = v.linkText(arg, src, p, false, pending...)
+	return id, target, err
 }
 
+// hasTypedLink says whether the note has the edge already: a link of
+// the type written as target, or one that names the same note from the
+// note's folder.
 func hasTypedLink(n *Note, typ, target, toID string, v *Vault) bool {
 	for _, l := range n.TypedLinks() {
 		if l.Type != typ {
@@ -196,7 +196,7 @@ func hasTypedLink(n *Note, typ, target, toID string, v *Vault) bool {
 			return true
 		}
 		if toID != "" {
-			if r := v.cat.graph.Resolve(l.Target); r.ID == toID {
+			if r := v.cat.graph.ResolveFrom(n.Path, l.Target, nil); r.Status == wikilinks.Resolved && r.ID == toID {
 				return true
 			}
 		}

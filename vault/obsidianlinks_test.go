@@ -137,7 +137,7 @@ func TestDoctorNamesLinksOnlyCairnResolves(t *testing.T) {
 		"warning obsidian links: [[Launch memo]] in Home.md line 22 resolves only in cairn (by title, to notes/Odd file.md); Obsidian shows it unresolved: write [[Odd file]] instead",
 		"warning obsidian links: [[Start]] in Home.md line 22 resolves only in cairn (by alias, to Home.md); Obsidian shows it unresolved: write [[Home]] instead",
 		"warning obsidian links: [[ecole]] in Home.md line 17 resolves only in cairn (by folded, to notes/École.md)",
-		"warning links: [[Tie]] in Home.md line 15 is ambiguous: Obsidian opens whichever of x/Tie.md, y/Tie.md it loaded first; write the folder, such as [[x/Tie]]",
+		"warning links: [[Tie]] in Home.md line 15 is ambiguous: Obsidian opens whichever of x/Tie.md, y/Tie.md it loaded first; write [[x/Tie]] instead",
 		"ok links: 4 links resolve to no note yet (forward references), 1 are ambiguous, 3 resolve only in cairn (not in Obsidian)",
 	} {
 		if !strings.Contains(all, want) {

@@ -83,8 +83,11 @@ func checkTags(prefix string, tags []string) ([]string, error) {
 // Links elsewhere that the new title would take over are kept naming
 // their note in the same commit, or refuse the note (upkeep.go).
 func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
-	n, pr, e, err := v.prepareCreate(c, a, "")
+	n, pr, e, links, err := v.prepareCreate(c, a, "")
 	if err != nil {
+		return nil, err
+	}
+	if err := v.writeNewLinks(n, links, n.pendingNote()); err != nil {
 		return nil, err
 	}
 	changes := append([]gitstore.Change{newFile(n)}, e.changes()...)
@@ -93,6 +96,12 @@ func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
 		return nil, v.createConflict(n, "", err)
 	}
 	return &Written{ID: n.ID, Path: n.Path, Title: n.Title, Project: pr.Handle, VersionToken: hash, LinksRewrittenIn: e.rewritten()}, nil
+}
+
+// pendingNote is a new note as a link written before it exists must
+// count it: where it will be (see wikilinks.Graph.NewLinkText).
+func (n *Note) pendingNote() wikilinks.Note {
+	return wikilinks.Note{ID: n.ID, Path: n.Path, Title: n.Title}
 }
 
 // graphNote is a new note as the link graph will know it.
@@ -117,65 +126,67 @@ func (v *Vault) createConflict(n *Note, prefix string, err error) error {
 }
 
 // prepareCreate checks create_note's arguments and renders the new note,
-// with the edits that keep other notes' links naming their notes.
-// Argument names in errors get prefix (for create_notes: "notes[3].").
-func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Project, *edits, error) {
+// with the edits that keep other notes' links naming their notes, and
+// the typed links to write in it once the notes written with it are
+// known (writeNewLinks). Argument names in errors get prefix (for
+// create_notes: "notes[3].").
+func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Project, *edits, []newLink, error) {
 	if err := checkBody(prefix+"body", a.Body); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if strings.TrimSpace(a.Body) == "" {
-		return nil, nil, nil, argErr(prefix+"body", "is empty; it must start with a # Title line")
+		return nil, nil, nil, nil, argErr(prefix+"body", "is empty; it must start with a # Title line")
 	}
 	if bytes.HasPrefix(bytes.TrimLeft([]byte(a.Body), "\r\n"), []byte("---")) {
-		return nil, nil, nil, argErr(prefix+"body", "starts with a frontmatter block; give type and tags as arguments instead (the server writes the frontmatter)")
+		return nil, nil, nil, nil, argErr(prefix+"body", "starts with a frontmatter block; give type and tags as arguments instead (the server writes the frontmatter)")
 	}
 	title := TitleOf([]byte(a.Body))
 	if title == "" {
-		return nil, nil, nil, argErr(prefix+"body", "has no leading level-1 heading: its first line must be '# Title'")
+		return nil, nil, nil, nil, argErr(prefix+"body", "has no leading level-1 heading: its first line must be '# Title'")
 	}
 	name, err := titleFile(prefix+"body", title)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if a.Type != "" && !typeRE.MatchString(a.Type) {
-		return nil, nil, nil, argErr(prefix+"type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
+		return nil, nil, nil, nil, argErr(prefix+"type", "%q must be one word (letters, digits, '-' or '_'), at most 64 characters", a.Type)
 	}
 	tags, err := checkTags(prefix, a.Tags)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	pr, folder, err := v.destination(c, a.Project, a.Path, prefix)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	links, err := v.newLinks(c, pr, a.Links, prefix)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	p := strings.TrimPrefix(folder+"/"+name, "/")
 	if err := v.noSymlinks(prefix+"path", p); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := v.checkNewFolder(prefix+"path", folder); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if _, err := os.Lstat(v.abs(p)); err == nil {
 		existing := ""
 		if e := v.entry(p, false); e != nil {
 			existing = " (id " + e.ID + ")"
 		}
-		return nil, nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
+		return nil, nil, nil, nil, argErr(prefix+"body", "a note titled %q already exists at %s%s; edit it with edit_note, or choose another title", title, p, existing)
 	}
 	if err := v.checkNoTwin(prefix+"body", folder, name, ""); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	n := &Note{Path: p, ID: NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
 	e := v.newEdits(c)
 	if err := e.guard(prefix+"body", fmt.Sprintf("the title %q", title), "title", []wikilinks.Note{n.graphNote()}, true); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := n.SetKey("id", StrNode(n.ID)); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if a.Type != "" {
 		n.SetKey("type", StrNode(a.Type))
@@ -184,12 +195,10 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 		n.SetKey("tags", ListNode(tags))
 	}
 	n.SetKey("created", DateTimeNode(time.Now()))
-	for _, l := range links {
-		if err := addTypedLink(n, l.typ, l.target); err != nil {
-			return nil, nil, nil, err
-		}
+	if err := v.checkNewLinks(n, links, n.pendingNote()); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	return n, pr, e, nil
+	return n, pr, e, links, nil
 }
 
 // BatchResult is one note of create_notes.
@@ -221,6 +230,7 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 	}
 	results := make([]BatchResult, len(notes))
 	var ok []*Note
+	var okLinks [][]newLink
 	taken := map[string]int{}
 	dirs := folderSpellings{}
 	size := 0
@@ -230,7 +240,7 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 		}
 		prefix := fmt.Sprintf("notes[%d].", i)
 		results[i] = BatchResult{Index: i}
-		n, _, _, err := v.prepareCreate(c, a, prefix)
+		n, _, _, links, err := v.prepareCreate(c, a, prefix)
 		if err == nil {
 			if j, dup := taken[foldName(n.Path)]; dup {
 				err = argErr(prefix+"body", "has the same title as notes[%d] in the same folder (case aside)", j)
@@ -248,9 +258,13 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 		dirs.add(parentDir(n.Path))
 		results[i].Status, results[i].ID, results[i].Path, results[i].Title = "ok", n.ID, n.Path, n.Title
 		ok = append(ok, n)
+		okLinks = append(okLinks, links)
 	}
 	if len(ok) == 0 {
 		return results, nil
+	}
+	if err := v.writeBatchLinks(ok, okLinks); err != nil {
+		return nil, err
 	}
 	changes := make([]gitstore.Change, len(ok))
 	set := make([]wikilinks.Note, len(ok))
@@ -283,6 +297,22 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 		}
 	}
 	return results, nil
+}
+
+// writeBatchLinks writes the typed links of a batch's notes once every
+// note of the batch is known: a new note may share a target's file name,
+// which then needs its path.
+func (v *Vault) writeBatchLinks(notes []*Note, links [][]newLink) error {
+	pending := make([]wikilinks.Note, len(notes))
+	for i, n := range notes {
+		pending[i] = n.pendingNote()
+	}
+	for i, n := range notes {
+		if err := v.writeNewLinks(n, links[i], pending...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // attributeUpkeep tells each new note of a batch which notes the caller
@@ -371,12 +401,12 @@ func (v *Vault) destination(c Caller, project, path, prefix string) (*Project, s
 	return owner, folder, nil
 }
 
-// newLink is a typed link a new note is written with.
-type newLink struct{ typ, target string }
+// newLink is a typed link a new note is written with: to the note at
+// path (given by to), or to target as given (toTitle). arg names it.
+type newLink struct{ arg, typ, target, path string }
 
-// newLinks checks create_note's typed links and says how each is written:
-// a link to the note's title, or its path when the title would not name
-// it, in the list property named after the type (props.go).
+// newLinks checks create_note's typed links and finds the notes they
+// name.
 func (v *Vault) newLinks(c Caller, pr *Project, links []LinkSpec, prefix string) ([]newLink, error) {
 	var out []newLink
 	for i, l := range links {
@@ -387,7 +417,7 @@ func (v *Vault) newLinks(c Caller, pr *Project, links []LinkSpec, prefix string)
 		if (l.To == "") == (l.ToTitle == "") {
 			return nil, argErr(arg, "give exactly one of to (an existing note) or toTitle (a title)")
 		}
-		target := strings.TrimSpace(l.ToTitle)
+		nl := newLink{arg: arg + ".to", typ: l.Type, target: strings.TrimSpace(l.ToTitle)}
 		if l.To != "" {
 			p, err := v.resolve(c, arg+".to", l.To)
 			if err != nil {
@@ -396,19 +426,50 @@ func (v *Vault) newLinks(c Caller, pr *Project, links []LinkSpec, prefix string)
 			if tp := v.projectSet().of(parentDir(p)); tp == nil || tp.Space() != pr.Space() {
 				return nil, argErr(arg+".to", "%q is in another space; links stay within one space", l.To)
 			}
-			_, target = v.linkTarget(p)
-		} else if err := checkTitleRef(arg+".toTitle", target); err != nil {
+			nl.path = p
+		} else if err := checkTitleRef(arg+".toTitle", nl.target); err != nil {
 			return nil, err
 		}
-		dup := false
-		for _, o := range out {
-			dup = dup || (o.typ == l.Type && strings.EqualFold(o.target, target))
-		}
-		if !dup {
-			out = append(out, newLink{l.Type, target})
-		}
+		out = append(out, nl)
 	}
 	return out, nil
+}
+
+// checkNewLinks says whether every link to an existing note can be
+// written from the new note n, with pending (n among them) written too.
+func (v *Vault) checkNewLinks(n *Note, links []newLink, pending ...wikilinks.Note) error {
+	for _, l := range links {
+		if l.path != "" {
+			if _, err := v.linkText(l.arg, n.Path, l.path, false, pending...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeNewLinks writes the typed links in the new note n, each once: a
+// link to an existing note by its file name or path in the vault's link
+// format, as it reads from n once n and the other pending notes of the
+// write exist (linkTarget), a title as given.
+func (v *Vault) writeNewLinks(n *Note, links []newLink, pending ...wikilinks.Note) error {
+	seen := map[string]bool{}
+	for _, l := range links {
+		target := l.target
+		if l.path != "" {
+			var err error
+			if _, target, err = v.linkTarget(l.arg, n.Path, l.path, pending...); err != nil {
+				return err
+			}
+		}
+		if k := l.typ + "\x00" + strings.ToLower(target); !seen[k] {
+			seen[k] = true
+			if err := addTypedLink(n, l.typ, target); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func ensureNewline(s string) string {

@@ -126,22 +126,16 @@ func (g *Graph) ResolveFrom(src, target string, visible Visible) Resolution {
 // LinkText is the shortest link target that names the file at path from
 // the note at src, as Obsidian writes a new link with its default "shortest
 // path when possible": the file name (without .md for a note) when that
-// names this file alone, else the full path (without .md for a note).
+// names this file alone, else the full path (without .md for a note),
+// also when no text opens the file (see NewLinkText).
 func (g *Graph) LinkText(path, src string) string {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	full, name := path, fileName(path)
+	if t, ok := g.NewLinkText(path, src, FormatShortest, false); ok {
+		return t
+	}
 	if strings.HasSuffix(strings.ToLower(path), ".md") {
-		full, name = path[:len(path)-3], name[:len(name)-3]
+		return path[:len(path)-3]
 	}
-	w := g.view(nil)
-	if name != "" && !strings.ContainsAny(name, "#|[]^") {
-		r := w.resolve(src, name)
-		if r.Status == Resolved && r.Path == path && r.How == ByName && len(w.candidates(nil, strings.ToLower(fileName(path)))) == 1 {
-			return name
-		}
-	}
-	return full
+	return path
 }
 
 // Outgoing resolves every link of a note, in order (visible may be nil).
