@@ -41,7 +41,7 @@ func (g *Graph) NewLinkText(path, src, format string, markdown bool, pending ...
 	defer g.mu.RUnlock()
 	w := g.view(nil)
 	if len(pending) > 0 {
-		w = g.plan(pending, nil).after(nil)
+		w = g.plan(pending, nil, nil).after(nil)
 	}
 	full, name := path, fileName(path)
 	if !markdown && strings.HasSuffix(strings.ToLower(path), ".md") {

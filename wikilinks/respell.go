@@ -28,20 +28,18 @@ func (w view) respell(old, src, dest, was string, obsidian bool) string {
 	if isNotePath(dest) && !isNotePath(fileName(old)) {
 		full = dest[:len(dest)-3]
 	}
-	names := func(t string) bool {
-		if strings.ContainsAny(t, "#|[]^\r\n") || t != strings.TrimSpace(t) {
-			return false
-		}
-		r := w.resolve(src, t)
-		return r.Status == Resolved && r.Path == dest && r.Obsidian == ObsidianSame
-	}
+	names := func(t string) bool { return opens(w, t, src, dest, false) }
 	switch {
 	case !obsidian:
 		if t := fileName(full); names(t) {
 			return t
 		}
 	case strings.HasPrefix(old, "./") || strings.HasPrefix(old, "../"):
-		if t := relativePath(dirName(src), full); names(t) {
+		t := relativePath(dirName(src), full)
+		if !strings.HasPrefix(t, "../") {
+			t = "./" + t
+		}
+		if names(t) {
 			return t
 		}
 	case strings.HasPrefix(old, "/"):
@@ -71,24 +69,4 @@ func (w view) respell(old, src, dest, was string, obsidian bool) string {
 // isNotePath says whether a path or file name ends in .md, in any case.
 func isNotePath(p string) bool {
 	return len(p) > 3 && strings.EqualFold(p[len(p)-3:], ".md")
-}
-
-// relativePath is the path of target (a vault path) from the folder dir:
-// "./rest" under dir, "../…" above it.
-func relativePath(dir, target string) string {
-	if dir == "" {
-		return "./" + target
-	}
-	up := ""
-	for dir != "" && !strings.HasPrefix(target, dir+"/") {
-		up += "../"
-		dir = dirName(dir)
-	}
-	if dir != "" {
-		target = target[len(dir)+1:]
-	}
-	if up == "" {
-		return "./" + target
-	}
-	return up + target
 }
