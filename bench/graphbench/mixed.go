@@ -124,12 +124,38 @@ func mixedBuild(n int) {
 	fmt.Printf("| %d | %d | %v | %v | %d | %d |\n", n, links, build.Round(time.Millisecond), resolve.Round(time.Millisecond), len(audit)-only, only)
 }
 
-// doctorBench writes the same vault to disk (one commit, with git
-// fast-import), opens it cold and runs cairn doctor on it.
-func doctorBench(n int) {
+// hubBacklink is backlink k to "hub/Hub note.md" from a note one folder
+// down from the root, written in one of eight forms: a name, a label, a
+// path with a nested heading, an embed of a block, Markdown links
+// URL-encoded, relative with a heading and in angle brackets, and a link
+// property.
+func hubBacklink(k int) (frontmatter, body string) {
+	switch k % 8 {
+	case 0:
+		return "", "[[Hub note]]"
+	case 1:
+		return "", "[[Hub note|the hub]]"
+	case 2:
+		return "", "[[hub/Hub note#Part#Detail]]"
+	case 3:
+		return "", "![[Hub note#^top]]"
+	case 4:
+		return "", "[hub](hub/Hub%20note.md)"
+	case 5:
+		return "", "[hub](../hub/Hub%20note.md#Part)"
+	case 6:
+		return "", "[hub](<hub/Hub note.md>)"
+	}
+	return "up: \"[[Hub note]]\"\n", "nothing in the body"
+}
+
+// writeMixedVault writes the mixed vault of n notes to disk (one commit,
+// with git fast-import), plus a hub note with backlinks notes linking to
+// it in every form (hubBacklink). It returns the vault's folder and a
+// function removing it.
+func writeMixedVault(n, backlinks int) (string, func()) {
 	tmp, err := os.MkdirTemp("", "cairn-graphbench-doctor-")
 	must(err)
-	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "v")
 	must(os.MkdirAll(dir, 0o755))
 	gitRun(dir, "init", "-q", "-b", "main")
@@ -152,10 +178,26 @@ func doctorBench(n int) {
 	for _, a := range mixedAttachments(n) {
 		file(a, "binary")
 	}
+	if backlinks > 0 {
+		file("hub/Hub note.md", "---\nid: "+vault.NewID()+"\n---\n# Hub note\n\nThe note everyone links to. ^top\n\n## Part\n\n### Detail\n")
+	}
+	for k := 0; k < backlinks; k++ {
+		fm, link := hubBacklink(k)
+		file(fmt.Sprintf("h%02d/Source %04d.md", k%50, k), fmt.Sprintf("---\nid: %s\n%s---\n# Source %04d\n\nSee %s, and more text.\n", vault.NewID(), fm, k, link))
+	}
 	w.Flush()
 	in.Close()
 	must(cmd.Wait())
 	gitRun(dir, "reset", "-q", "--hard", "main")
+	return dir, func() { os.RemoveAll(tmp) }
+}
+
+// doctorBench opens the mixed vault (with a hub of backlinks) cold, runs
+// cairn doctor on it, then renames the hub and moves it: every backlink
+// rewritten in its own style, in one commit each, checked.
+func doctorBench(n, backlinks int) {
+	dir, cleanup := writeMixedVault(n, backlinks)
+	defer cleanup()
 	t0 := time.Now()
 	v, err := vault.Open(dir, vault.Options{Exclusive: true})
 	must(err)
@@ -170,6 +212,41 @@ func doctorBench(n int) {
 			summary = f.Message
 		}
 	}
-	fmt.Printf("| vault open, %d notes of mixed link forms (cold: version map, catalog, graph) | %v |\n", n, open.Round(time.Millisecond))
+	fmt.Printf("| vault open, %d notes of mixed link forms (cold: version map, catalog, graph) | %v |\n", n+backlinks+1, open.Round(time.Millisecond))
 	fmt.Printf("| cairn doctor on it (%s) | %v |\n", summary, doctor.Round(time.Millisecond))
+	if backlinks == 0 {
+		return
+	}
+	owner := vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite, Tool: "bench"}
+	for _, op := range []struct {
+		what string
+		do   func() (*vault.Moved, error)
+	}{
+		{"rename_note", func() (*vault.Moved, error) {
+			return v.RenameNote(owner, "hub/Hub note.md", "Hub renamed", "", false)
+		}},
+		{"move_note to another folder", func() (*vault.Moved, error) {
+			return v.MoveNote(owner, "hub/Hub renamed.md", "f001", "")
+		}},
+	} {
+		commits := gitOut(dir, "rev-list", "--count", "HEAD")
+		t0 = time.Now()
+		m, err := op.do()
+		must(err)
+		took := time.Since(t0)
+		after := gitOut(dir, "rev-list", "--count", "HEAD")
+		hub, err := v.GetNote(owner, m.ID, true, "")
+		must(err)
+		if len(hub.Links.Incoming) != backlinks {
+			panic(fmt.Sprintf("%s: %d backlinks, then %d", op.what, backlinks, len(hub.Links.Incoming)))
+		}
+		fmt.Printf("| %s of a note with %d backlinks of 8 forms, in this vault (%d notes rewritten, commits %s → %s, every backlink still names it) | %v |\n",
+			op.what, backlinks, len(m.Rewritten), commits, after, took.Round(time.Millisecond))
+	}
+}
+
+func gitOut(dir string, args ...string) string {
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+	must(err)
+	return strings.TrimSpace(string(out))
 }
