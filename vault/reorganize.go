@@ -270,86 +270,24 @@ func (v *Vault) RenameFolder(c Caller, project, path, name string) (*Moved, erro
 	return v.relocateFolder(c, project, path, "", "", name)
 }
 
+// relocateFolder moves the folder at path under toParent (parentArg names
+// that argument) or, with newName, renames it in place: every file in one
+// commit, every link that would stop naming one of them followed.
 func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, newName string) (*Moved, error) {
 	dir, err := v.folderArg(c, project, path)
 	if err != nil {
 		return nil, err
 	}
-	ps := v.projectSet()
-	isProject := ps.byDir[dir] != nil
-	// Where the folder belongs: its project, or for a project's own
-	// folder, the project it sits in.
-	scope := v.scope(dir + "/x.md")
-	if isProject && parentDir(dir) != "" && v.roleAt(c, parentDir(dir)+"/x.md") < RoleWrite {
-		// Renaming or moving a sub-project's folder changes its parent.
-		return nil, fmt.Errorf("%w: the folder sits in a project you cannot change", ErrForbidden)
-	}
-	if isProject {
-		if parentDir(dir) == "" {
-			if newName == "" {
-				return nil, argErr("path", "%q is a space's root project; it can be renamed, not moved", path)
-			}
-			scope = ""
-		} else {
-			scope = v.scope(parentDir(dir) + "/x.md")
-		}
-	}
-	var dest string
-	if newName != "" {
-		dest = strings.TrimPrefix(parentDir(dir)+"/"+newName, "/")
-		if top, _, _ := strings.Cut(dest, "/"); top == PeopleDir || top == BanksDir {
-			return nil, argErr("name", "%q is reserved", newName)
-		}
-	} else {
-		parent, err := v.destFolder(c, parentArg, toParent, scope)
-		if err != nil {
-			return nil, err
-		}
-		dest = strings.TrimPrefix(parent+"/"+baseName(dir), "/")
-		if parent == dir || strings.HasPrefix(parent+"/", dir+"/") {
-			return nil, argErr(parentArg, "%q is inside the folder being moved", toParent)
-		}
-	}
-	if dest == dir {
-		return nil, argErr("path", "the folder is already at %q", dest)
+	isProject := v.projectSet().byDir[dir] != nil
+	dest, err := v.folderDest(c, dir, path, parentArg, toParent, newName, isProject)
+	if err != nil {
+		return nil, err
 	}
 	if err := v.checkDest(orDefault(parentArg, "name"), dest, dir); err != nil {
 		return nil, err
 	}
-	files, err := v.folderFiles(dir)
+	e, others, notes, err := v.planFolderMove(c, dir, dest)
 	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		if v.roleAt(c, f) < RoleWrite && isNotePath(f) {
-			return nil, argErr("path", "the folder holds notes you cannot change")
-		}
-	}
-	e := v.newEdits(c)
-	var others []gitstore.Change
-	notes := 0
-	for _, f := range files {
-		to := dest + strings.TrimPrefix(f, dir)
-		if !isNotePath(f) {
-			// Markers and attachments move as they are; files git does not
-			// track (an editor's .DS_Store, ignored build output) stay put.
-			if _, tracked, _ := v.store.Version(f); !tracked {
-				continue
-			}
-			data, err := os.ReadFile(v.abs(f))
-			if err != nil {
-				return nil, err
-			}
-			others = append(others, gitstore.Change{Path: f, Delete: true}, gitstore.Change{Path: to, Content: data, CheckVersion: true, ExpectVersion: ""})
-			e.files[f] = to
-			continue
-		}
-		if err := e.move(f, to); err != nil {
-			return nil, err
-		}
-		notes++
-	}
-	if err := e.follow(); err != nil {
 		return nil, err
 	}
 	instead := "parent folder"
@@ -380,6 +318,87 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 		v.rescan()
 	}
 	return &Moved{From: dir, To: dest, Commit: h, Notes: notes, Rewritten: e.rewritten()}, nil
+}
+
+// folderDest is where the folder dir goes: renamed in place to newName, or
+// into the folder toParent, which must be in the scope the folder belongs
+// to (its project, or for a project's own folder, the project it sits in).
+func (v *Vault) folderDest(c Caller, dir, path, parentArg, toParent, newName string, isProject bool) (string, error) {
+	scope := v.scope(dir + "/x.md")
+	if isProject && parentDir(dir) != "" && v.roleAt(c, parentDir(dir)+"/x.md") < RoleWrite {
+		// Renaming or moving a sub-project's folder changes its parent.
+		return "", fmt.Errorf("%w: the folder sits in a project you cannot change", ErrForbidden)
+	}
+	if isProject {
+		if parentDir(dir) == "" {
+			if newName == "" {
+				return "", argErr("path", "%q is a space's root project; it can be renamed, not moved", path)
+			}
+			scope = ""
+		} else {
+			scope = v.scope(parentDir(dir) + "/x.md")
+		}
+	}
+	var dest string
+	if newName != "" {
+		dest = strings.TrimPrefix(parentDir(dir)+"/"+newName, "/")
+		if top, _, _ := strings.Cut(dest, "/"); top == PeopleDir || top == BanksDir {
+			return "", argErr("name", "%q is reserved", newName)
+		}
+	} else {
+		parent, err := v.destFolder(c, parentArg, toParent, scope)
+		if err != nil {
+			return "", err
+		}
+		dest = strings.TrimPrefix(parent+"/"+baseName(dir), "/")
+		if parent == dir || strings.HasPrefix(parent+"/", dir+"/") {
+			return "", argErr(parentArg, "%q is inside the folder being moved", toParent)
+		}
+	}
+	if dest == dir {
+		return "", argErr("path", "the folder is already at %q", dest)
+	}
+	return dest, nil
+}
+
+// planFolderMove loads the move of every file under dir to dest: notes
+// into the edits (their ids saved, the links to them followed), other
+// tracked files (markers, attachments) as they are, into others; files git
+// does not track (an editor's .DS_Store, ignored build output) stay put.
+func (v *Vault) planFolderMove(c Caller, dir, dest string) (e *edits, others []gitstore.Change, notes int, err error) {
+	files, err := v.folderFiles(dir)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for _, f := range files {
+		if v.roleAt(c, f) < RoleWrite && isNotePath(f) {
+			return nil, nil, 0, argErr("path", "the folder holds notes you cannot change")
+		}
+	}
+	e = v.newEdits(c)
+	for _, f := range files {
+		to := dest + strings.TrimPrefix(f, dir)
+		if isNotePath(f) {
+			if err := e.move(f, to); err != nil {
+				return nil, nil, 0, err
+			}
+			notes++
+			continue
+		}
+		if _, tracked, _ := v.store.Version(f); !tracked {
+			continue
+		}
+		data, err := os.ReadFile(v.abs(f))
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		others = append(others, gitstore.Change{Path: f, Delete: true}, gitstore.Change{Path: to, Content: data, CheckVersion: true, ExpectVersion: ""})
+		e.files[f] = to
+	}
+	if err := e.follow(); err != nil {
+		return nil, nil, 0, err
+	}
+	return e, others, notes, nil
 }
 
 func orDefault(s, d string) string {
