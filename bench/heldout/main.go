@@ -1,0 +1,239 @@
+// Command heldout measures retrieval on a set the search code was never
+// tuned on: one note per package of Go's standard library (its package
+// documentation and a line per exported function and type, read from the
+// Go installation running the bench), and natural questions about them
+// written before the corpus was built or any search run
+// (questions.tsv). It reports, per mode, hit@1, hit@5 and MRR@10 (a hit
+// is any of the packages a question names) and search latency.
+//
+//	go run ./bench/heldout
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// question is one line of questions.tsv.
+type question struct {
+	text    string
+	answers map[string]bool // import paths
+}
+
+func main() {
+	qfile := flag.String("questions", "bench/heldout/questions.tsv", "the questions")
+	modes := flag.String("modes", "lexical,semantic,hybrid", "modes to measure")
+	show := flag.Bool("v", false, "print each question's top result per mode")
+	flag.Parse()
+	if err := run(*qfile, strings.Split(*modes, ","), *show); err != nil {
+		fmt.Fprintln(os.Stderr, "heldout:", err)
+		os.Exit(1)
+	}
+}
+
+func run(qfile string, modes []string, show bool) error {
+	qs, err := readQuestions(qfile)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "heldout-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "src")
+	n, err := writeCorpus(src)
+	if err != nil {
+		return err
+	}
+	vdir := filepath.Join(tmp, "vault")
+	if _, err := vault.Init(vdir, vault.InitOptions{From: src}); err != nil {
+		return err
+	}
+	v, err := vault.Open(vdir, vault.Options{})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	ix, err := v.SearchIndex()
+	if err != nil {
+		return err
+	}
+	ix.WaitVectors(10 * time.Minute)
+	fmt.Printf("%d package notes (%s), %d questions\n\n", n, runtime.Version(), len(qs))
+	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+	fmt.Println("| mode | hit@1 | hit@5 | MRR@10 | p50 |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, mode := range modes {
+		var hit1, hit5, mrr float64
+		var lat []time.Duration
+		for _, q := range qs {
+			t0 := time.Now()
+			res, err := v.Search(context.Background(), caller, vault.SearchArgs{Query: q.text, Project: "std", Limit: 10, Mode: mode})
+			lat = append(lat, time.Since(t0))
+			if err != nil {
+				return fmt.Errorf("%q: %w", q.text, err)
+			}
+			rank := 0
+			for i, h := range res.Results {
+				if q.answers[importPath(h.Path)] {
+					rank = i + 1
+					break
+				}
+			}
+			if show {
+				top := ""
+				if len(res.Results) > 0 {
+					top = importPath(res.Results[0].Path)
+				}
+				fmt.Printf("  %s | %q: rank %d, top %s\n", mode, q.text, rank, top)
+			}
+			if rank == 1 {
+				hit1++
+			}
+			if rank >= 1 && rank <= 5 {
+				hit5++
+			}
+			if rank > 0 {
+				mrr += 1 / float64(rank)
+			}
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		k := float64(len(qs))
+		fmt.Printf("| %s | %.3f | %.3f | %.3f | %.1f ms |\n", mode, hit1/k, hit5/k, mrr/k, float64(lat[len(lat)/2].Microseconds())/1000)
+	}
+	return nil
+}
+
+func readQuestions(file string) ([]question, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []question
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		text, ans, ok := strings.Cut(line, "\t")
+		if !ok {
+			return nil, fmt.Errorf("%s: %q has no tab", file, line)
+		}
+		q := question{text: text, answers: map[string]bool{}}
+		for _, a := range strings.Split(ans, ",") {
+			q.answers[strings.TrimSpace(a)] = true
+		}
+		out = append(out, q)
+	}
+	return out, sc.Err()
+}
+
+// notePath is where the note of a package goes: std/<path with / as ->.md.
+func notePath(pkg string) string { return "std/" + strings.ReplaceAll(pkg, "/", "-") + ".md" }
+
+// importPath reads a note's path back as its package.
+func importPath(p string) string {
+	return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(p, "std/"), ".md"), "-", "/")
+}
+
+// writeCorpus writes one note per public package of the standard
+// library into dir/std, a project, and returns how many.
+func writeCorpus(dir string) (int, error) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}", "std").Output()
+	if err != nil {
+		return 0, fmt.Errorf("go list std: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "std"), 0o755); err != nil {
+		return 0, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "std", ".cairn-project.yaml"), []byte("handle: std\nname: Standard library\n"), 0o644); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, pdir, _ := strings.Cut(line, "\t")
+		if strings.Contains(pkg, "internal") || strings.HasPrefix(pkg, "vendor/") || strings.Contains(pkg, "-") {
+			continue
+		}
+		body, err := packageNote(pkg, pdir)
+		if err != nil || body == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(notePath(pkg))), []byte(body), 0o644); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// packageNote is a package's note: its documentation, then a line per
+// exported function, type and method with the first sentence of its doc.
+func packageNote(pkg, dir string) (string, error) {
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil || f.Name.Name == "main" || f.Name.Name == "documentation" {
+			continue
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return "", nil
+	}
+	p, err := doc.NewFromFiles(fset, files, pkg)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Package %s\n\n%s\n", pkg, strings.TrimSpace(p.Doc))
+	var items []string
+	add := func(name, d string) {
+		if s := p.Synopsis(d); s != "" {
+			items = append(items, fmt.Sprintf("- %s: %s", name, s))
+		}
+	}
+	for _, f := range p.Funcs {
+		add(f.Name, f.Doc)
+	}
+	for _, t := range p.Types {
+		add(t.Name, t.Doc)
+		for _, f := range t.Funcs {
+			add(f.Name, f.Doc)
+		}
+		for _, m := range t.Methods {
+			add(t.Name+"."+m.Name, m.Doc)
+		}
+	}
+	if len(items) > 0 {
+		fmt.Fprintf(&b, "\n## Functions and types\n\n%s\n", strings.Join(items, "\n"))
+	}
+	return b.String(), nil
+}
