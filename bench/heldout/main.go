@@ -1,12 +1,18 @@
-// Command heldout measures retrieval on a set the search code was never
-// tuned on: one note per package of Go's standard library (its package
-// documentation and a line per exported function and type, read from the
-// Go installation running the bench), and natural questions about them
-// written before the corpus was built or any search run
-// (questions.tsv). It reports, per mode, hit@1, hit@5 and MRR@10 (a hit
-// is any of the packages a question names) and search latency.
+// Command heldout measures retrieval on sets the search code was never
+// tuned on, with natural questions written before the corpus was built or
+// any search run:
 //
-//	go run ./bench/heldout
+//   - go (questions.tsv): one note per package of Go's standard library
+//     (its package documentation and a line per exported function and
+//     type, read from the Go installation running the bench);
+//   - fr-man (questions-fr.tsv): one note per French manual page installed
+//     on the machine (/usr/share/man/fr, sections 1, 5 and 8, rendered by
+//     man), questions in French, some typed without accents.
+//
+// It reports, per mode, hit@1, hit@5 and MRR@10 (a hit is any of the
+// notes a question names) and search latency.
+//
+//	go run ./bench/heldout [-set go|fr-man]
 package main
 
 import (
@@ -36,18 +42,36 @@ type question struct {
 }
 
 func main() {
-	qfile := flag.String("questions", "bench/heldout/questions.tsv", "the questions")
+	set := flag.String("set", "go", "the set: go (Go's standard library) or fr-man (French manual pages)")
 	modes := flag.String("modes", "lexical,semantic,hybrid", "modes to measure")
 	show := flag.Bool("v", false, "print each question's top result per mode")
 	flag.Parse()
-	if err := run(*qfile, strings.Split(*modes, ","), *show); err != nil {
+	c, ok := corpora[*set]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "heldout: -set %q: go or fr-man\n", *set)
+		os.Exit(2)
+	}
+	if err := run(c, strings.Split(*modes, ","), *show); err != nil {
 		fmt.Fprintln(os.Stderr, "heldout:", err)
 		os.Exit(1)
 	}
 }
 
-func run(qfile string, modes []string, show bool) error {
-	qs, err := readQuestions(qfile)
+// corpus is one set: its questions and how its notes are written and
+// named (key: the name a question's answers use, from a note's path).
+type corpus struct {
+	questions string
+	write     func(dir string) (int, error)
+	key       func(path string) string
+}
+
+var corpora = map[string]corpus{
+	"go":     {"bench/heldout/questions.tsv", writeCorpus, importPath},
+	"fr-man": {"bench/heldout/questions-fr.tsv", writeManCorpus, manName},
+}
+
+func run(c corpus, modes []string, show bool) error {
+	qs, err := readQuestions(c.questions)
 	if err != nil {
 		return err
 	}
@@ -57,7 +81,7 @@ func run(qfile string, modes []string, show bool) error {
 	}
 	defer os.RemoveAll(tmp)
 	src := filepath.Join(tmp, "src")
-	n, err := writeCorpus(src)
+	n, err := c.write(src)
 	if err != nil {
 		return err
 	}
@@ -75,7 +99,7 @@ func run(qfile string, modes []string, show bool) error {
 		return err
 	}
 	ix.WaitVectors(10 * time.Minute)
-	fmt.Printf("%d package notes (%s), %d questions\n\n", n, runtime.Version(), len(qs))
+	fmt.Printf("%d notes (%s), %d questions\n\n", n, runtime.Version(), len(qs))
 	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
 	fmt.Println("| mode | hit@1 | hit@5 | MRR@10 | p50 |")
 	fmt.Println("|---|---|---|---|---|")
@@ -91,7 +115,7 @@ func run(qfile string, modes []string, show bool) error {
 			}
 			rank := 0
 			for i, h := range res.Results {
-				if q.answers[importPath(h.Path)] {
+				if q.answers[c.key(h.Path)] {
 					rank = i + 1
 					break
 				}
@@ -99,7 +123,7 @@ func run(qfile string, modes []string, show bool) error {
 			if show {
 				top := ""
 				if len(res.Results) > 0 {
-					top = importPath(res.Results[0].Path)
+					top = c.key(res.Results[0].Path)
 				}
 				fmt.Printf("  %s | %q: rank %d, top %s\n", mode, q.text, rank, top)
 			}
@@ -236,4 +260,46 @@ func packageNote(pkg, dir string) (string, error) {
 		fmt.Fprintf(&b, "\n## Functions and types\n\n%s\n", strings.Join(items, "\n"))
 	}
 	return b.String(), nil
+}
+
+// manName reads a manual page note's path back as the page's name.
+func manName(p string) string {
+	name := strings.TrimSuffix(strings.TrimPrefix(p, "std/"), ".md")
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		name = name[:i] // the section
+	}
+	return name
+}
+
+// writeManCorpus writes one note per French manual page of sections 1, 5
+// and 8 into dir/std, a project, rendered as text by man.
+func writeManCorpus(dir string) (int, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "std"), 0o755); err != nil {
+		return 0, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "std", ".cairn-project.yaml"), []byte("handle: std\nname: Pages de manuel\n"), 0o644); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, sec := range []string{"1", "5", "8"} {
+		pages, _ := filepath.Glob(filepath.Join("/usr/share/man/fr", "man"+sec, "*."+sec+".gz"))
+		for _, page := range pages {
+			name := strings.TrimSuffix(filepath.Base(page), "."+sec+".gz")
+			cmd := exec.Command("sh", "-c", "man -l \"$0\" 2>/dev/null | col -b", page)
+			cmd.Env = append(os.Environ(), "MANWIDTH=100", "LANG=fr_FR.UTF-8", "MAN_KEEP_FORMATTING=0")
+			text, err := cmd.Output()
+			if err != nil || len(strings.TrimSpace(string(text))) == 0 {
+				continue
+			}
+			body := fmt.Sprintf("# %s(%s)\n\n%s\n", name, sec, strings.ReplaceAll(string(text), "[[", "[ ["))
+			if err := os.WriteFile(filepath.Join(dir, "std", name+"."+sec+".md"), []byte(body), 0o644); err != nil {
+				return 0, err
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("no French manual page in /usr/share/man/fr (Debian: apt-get install manpages-fr)")
+	}
+	return n, nil
 }
