@@ -158,3 +158,34 @@ func TestStandout(t *testing.T) {
 		}
 	}
 }
+
+// An HTTP embedder is taken to know every word (coverage 1), unless the
+// vector it gives the query is all zeros: then no semantic result either.
+func TestHTTPEmbedderZeroVectorNoSemanticResult(t *testing.T) {
+	f := &fakeServer{t: t, protocol: "openai", dims: 8}
+	s := f.start()
+	emb, err := NewOpenAI(EmbedderConfig{Provider: "openai", URL: s.URL, Model: "m", Dimensions: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := openT(t, t.TempDir(), emb, nil)
+	defer ix.Close()
+	ix.Apply(office(), nil)
+	if !ix.WaitVectors(30 * time.Second) {
+		t.Fatal("vectors not made")
+	}
+	r := search(t, ix, "whatever the server makes of it", Semantic)
+	if len(r.Hits) == 0 || r.Notice != "" {
+		t.Fatalf("a vector for the query: want semantic hits, got %v %q", paths(r), r.Notice)
+	}
+	f.setMutate(func(vs [][]float32) [][]float32 {
+		for _, v := range vs {
+			clear(v)
+		}
+		return vs
+	})
+	r = search(t, ix, "whatever the server makes of it", Semantic)
+	if len(r.Hits) != 0 || !strings.Contains(r.Notice, "knows no word") {
+		t.Errorf("a zero query vector: want no hits and a notice, got %v %q", paths(r), r.Notice)
+	}
+}
