@@ -51,6 +51,7 @@ type wordTable struct {
 	dims  int
 	index map[string]int32 // word (and accent-folded alias) → row
 	coef  []float32        // row → scale × SIF weight
+	sif   []float32        // row → SIF weight a/(a+p(w)), for Coverage
 	vecs  []byte           // row-major int8, dims per row
 	// notRow is the row of "not", which "n't" stands for (-1: none).
 	notRow int32
@@ -130,6 +131,7 @@ func parseWordTable(b []byte) (*wordTable, error) {
 		h += 1 / (float64(r) + zipfK)
 	}
 	t.coef = make([]float32, count)
+	t.sif = make([]float32, count)
 	t.index = make(map[string]int32, count)
 	for i, w := range words {
 		p := 1 / ((float64(ranks[i]) + zipfK) * h)
@@ -137,7 +139,8 @@ func parseWordTable(b []byte) (*wordTable, error) {
 		if !(scale > 0) || math.IsInf(float64(scale), 0) {
 			return nil, fmt.Errorf("word table: word %q has scale %v", w, scale)
 		}
-		t.coef[i] = scale * float32(sifA/(sifA+p))
+		t.sif[i] = float32(sifA / (sifA + p))
+		t.coef[i] = scale * t.sif[i]
 		if _, dup := t.index[w]; !dup {
 			t.index[w] = int32(i)
 		}
@@ -228,11 +231,30 @@ func (e *builtinEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 	return out, nil
 }
 
+// Coverage is the share of text's weight the table knows: each word
+// weighs its SIF weight (near 0 for "the" or "which", near 1 for a rare
+// word) and a word the table lacks weighs 1, as the rarest word would.
+// So stop words neither add to a query's coverage nor dilute it, and a
+// query whose content words are all unknown has coverage 0 (and the zero
+// vector). Search weighs the semantic list by it (docs/search.md, "How
+// the two lists are fused").
+func (e *builtinEmbedder) Coverage(text string) float64 {
+	var s tokenState
+	v := make([]float32, e.t.dims)
+	e.t.embed(v, text, &s)
+	if s.total == 0 {
+		return 0
+	}
+	return s.known / s.total
+}
+
 // tokenState holds the buffers one Embed call reuses for every token, so
-// embedding allocates per call, not per word.
+// embedding allocates per call, not per word; known and total sum the
+// SIF weights of the words found and of all words (Coverage).
 type tokenState struct {
 	tok, fold, cand []byte
 	nfd             norm.Iter
+	known, total    float64
 }
 
 // embed writes the normalised SIF average of text's word vectors into v.
@@ -300,7 +322,7 @@ func (t *wordTable) clitic(v []float32, tok []byte, rest string, s *tokenState) 
 	case "t":
 		if tok[len(tok)-1] == 'n' && len(tok) > 1 {
 			t.add(v, tok[:len(tok)-1], s)
-			t.addRow(v, t.notRow)
+			t.addRow(v, t.notRow, s)
 			return tok[:0], n
 		}
 	case "s", "re", "ve", "ll", "d", "m":
@@ -317,14 +339,18 @@ func (t *wordTable) add(v []float32, tok []byte, s *tokenState) {
 		return
 	}
 	if row, ok := t.lookup(tok, s); ok {
-		t.addRow(v, row)
+		t.addRow(v, row, s)
+		return
 	}
+	s.total++
 }
 
-func (t *wordTable) addRow(v []float32, row int32) {
+func (t *wordTable) addRow(v []float32, row int32, s *tokenState) {
 	if row < 0 {
 		return
 	}
+	s.known += float64(t.sif[row])
+	s.total += float64(t.sif[row])
 	c := t.coef[row]
 	q := t.vecs[int(row)*t.dims : int(row+1)*t.dims]
 	v = v[:len(q)]

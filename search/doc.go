@@ -1,8 +1,9 @@
 // Package search finds notes: a Bleve full-text index (BM25, English and
 // French analysis side by side), a sidecar file of chunk vectors made by a
 // pluggable Embedder and searched exactly in memory, Reciprocal Rank Fusion
-// of the two lists, Markdown snippets, and token budgets counted with a
-// real BPE tokenizer.
+// of the two lists (the semantic one weighed by the evidence it has:
+// fuse.go), Markdown snippets, and token budgets counted with a real BPE
+// tokenizer.
 //
 // The package knows nothing of vaults, projects or principals: the vault
 // hands it documents with an opaque access scope and asks queries with the

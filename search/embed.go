@@ -20,6 +20,15 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// CoverageReporter is an Embedder that can say how much of a text it
+// knows: 0 when it has a vector for no word of it, 1 when it has one for
+// every word that carries meaning. Search weighs the semantic list by it
+// (docs/search.md, "How the two lists are fused"); an embedder that does
+// not report it (an HTTP model) is taken to know every word.
+type CoverageReporter interface {
+	Coverage(text string) float64
+}
+
 // EmbedderConfig is an `embedder:` section: of the machine's own
 // .cairn/local.yaml, or of the vault's shared .cairn/config.yaml, which
 // the vault trusts with a loopback server and no key only (vault.ChooseEmbedder;

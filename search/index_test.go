@@ -206,11 +206,14 @@ func TestHybridFusesBothLists(t *testing.T) {
 		t.Errorf("the pets note was found by the semantic list only: %+v", h)
 	}
 	r, _ = ix.Search(context.Background(), Query{Text: "content delivery network", Mode: Hybrid, Filter: all})
+	if r.SemanticWeight <= 0 {
+		t.Fatalf("both lists have evidence, yet the semantic weight is %v", r.SemanticWeight)
+	}
 	h := r.Hits[0]
 	if h.Path != "acme/decisions/cdn.md" || h.Lexical == nil || h.Semantic == nil {
 		t.Fatalf("want the CDN note found by both lists, got %+v", h)
 	}
-	want := LexicalWeight/float64(RRFK+h.Lexical.Rank) + SemanticWeight/float64(RRFK+h.Semantic.Rank)
+	want := 1/float64(RRFK+h.Lexical.Rank) + r.SemanticWeight/float64(RRFK+h.Semantic.Rank)
 	if h.Score != want {
 		t.Errorf("RRF score %v, want %v", h.Score, want)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -68,23 +67,26 @@ type Result struct {
 	// lexically, and says so here and in Notice.
 	Mode   Mode
 	Notice string
+	// SemanticWeight is the semantic list's weight in a hybrid search, the
+	// lexical list's being 1 (semanticWeight); 0 when the semantic list
+	// did not count.
+	SemanticWeight float64
 	// VectorsPending counts documents not embedded yet (their vectors are
 	// being made in the background).
 	VectorsPending int
 }
 
 // Fusion. A hit's score is the weighted sum over lists of w/(k + rank)
-// (Reciprocal Rank Fusion). The builtin embedder's list finds what words
-// miss but is weaker than BM25 at the top, so it weighs half. k is 10, not
-// the customary 60: with sequence neighbours and the boosts below, k = 60
-// flattened the fused list (LoCoMo hybrid recall@10 0.731 against 0.756;
-// docs/search.md). Then each hit gives neighbourShare of its score to its
-// sequence neighbours, and hits by a person the query names, or dated in a
-// month or year it names, are worth 1 + whoBoost (dateBoost) times more.
+// (Reciprocal Rank Fusion): the lexical list weighs 1, the semantic list
+// by the evidence it has against the lexical list's (semanticWeight in
+// fuse.go). k is 10, not the customary 60: with sequence neighbours and
+// the boosts below, k = 60 flattened the fused list (LoCoMo hybrid
+// recall@10 0.731 against 0.756; docs/search.md). Then each hit gives
+// neighbourShare of its score to its sequence neighbours, and hits by a
+// person the query names, or dated in a month or year it names, are worth
+// 1 + whoBoost (dateBoost) times more.
 const (
 	RRFK           = 10.0
-	LexicalWeight  = 1.0
-	SemanticWeight = 0.5
 	neighbourShare = 0.4
 	whoBoost       = 1.0
 	dateBoost      = 1.0
@@ -120,25 +122,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	var sem []semHit
 	// The two lists are made at once: a hybrid search costs the slower of
 	// the two, not their sum.
-	type semResult struct {
-		hits []semHit
-		err  error
-	}
 	semc := make(chan semResult, 1)
 	if res.Mode != Lexical && strings.TrimSpace(text) != "" {
-		go func() {
-			vecs, err := ix.opts.Embedder.Embed(ctx, []string{text})
-			if err == nil && (len(vecs) != 1 || len(vecs[0]) != ix.vec.dims) {
-				err = fmt.Errorf("the embedder's vector does not have %d dimensions", ix.vec.dims)
-			}
-			if err != nil {
-				semc <- semResult{err: err}
-				return
-			}
-			ix.mu.RLock()
-			defer ix.mu.RUnlock()
-			semc <- semResult{hits: ix.vec.search(vecs[0], vf, n)}
-		}()
+		go func() { semc <- ix.semantic(ctx, text, vf, n) }()
 	} else {
 		semc <- semResult{}
 	}
@@ -156,13 +142,68 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	case sr.err != nil:
 		res.Mode = Lexical
 		res.Notice = fmt.Sprintf("the embedder failed (%v); ran lexically", sr.err)
+	case res.Mode != Lexical && sr.cov == 0:
+		// No evidence, no result: a query vector made of no known word
+		// would rank notes by nothing (by path, as ties).
+		res.Notice = "the embedder knows no word of the query: no semantic results"
+		if res.Mode == Hybrid {
+			res.Mode = Lexical
+			res.Notice += "; ran lexically"
+		}
 	default:
 		sem = sr.hits
 	}
+	if res.Mode == Hybrid {
+		res.SemanticWeight = semanticWeight(lex, sem, sr, q.Limit)
+	}
 	ix.mu.RLock()
-	res.Hits = ix.fuse(lex, sem, names, q, res.Mode)
+	res.Hits = ix.fuse(lex, sem, res.SemanticWeight, names, q, res.Mode)
 	ix.mu.RUnlock()
 	return res, nil
+}
+
+// semResult is the semantic list, with the share of the query the
+// embedder knows (cov, 0 to 1) and the number of notes it scored.
+type semResult struct {
+	hits   []semHit
+	cov    float64
+	scored int // notes scored
+	err    error
+}
+
+// semantic embeds the query and scans the vectors. A query vector of
+// zeros (no word the embedder knows) has coverage 0 and finds nothing.
+func (ix *Index) semantic(ctx context.Context, text string, vf vfilter, n int) semResult {
+	vecs, err := ix.opts.Embedder.Embed(ctx, []string{text})
+	if err == nil && (len(vecs) != 1 || len(vecs[0]) != ix.vec.dims) {
+		err = fmt.Errorf("the embedder's vector does not have %d dimensions", ix.vec.dims)
+	}
+	if err != nil {
+		return semResult{err: err}
+	}
+	cov := 1.0
+	if c, ok := ix.opts.Embedder.(CoverageReporter); ok {
+		cov = min(max(c.Coverage(text), 0), 1)
+	}
+	if isZero(vecs[0]) {
+		cov = 0
+	}
+	if cov == 0 {
+		return semResult{}
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	hits, scored := ix.vec.search(vecs[0], vf, n)
+	return semResult{hits: hits, cov: cov, scored: scored}
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // names takes from a query the names of people notes are by (Doc.Who):
@@ -215,108 +256,6 @@ func nameWord(w string) string {
 		w = strings.TrimSuffix(w, suf)
 	}
 	return w
-}
-
-// fuse merges the lists (see the fusion constants); the caller holds
-// ix.mu (read).
-func (ix *Index) fuse(lex []lexHit, sem []semHit, names map[string]bool, q Query, mode Mode) []Hit {
-	byPath := map[string]*Hit{}
-	var order []*Hit
-	get := func(p string) *Hit {
-		h := byPath[p]
-		if h == nil {
-			h = &Hit{Path: p}
-			byPath[p] = h
-			order = append(order, h)
-		}
-		return h
-	}
-	for i, l := range lex {
-		h := get(l.Path)
-		h.Lexical = &Rank{Rank: i + 1, Score: l.Score}
-		h.Score += LexicalWeight / (RRFK + float64(i+1))
-	}
-	for i, s := range sem {
-		h := get(s.Path)
-		h.Semantic = &Rank{Rank: i + 1, Score: s.Sim}
-		c := s.Chunk
-		h.Chunk = &c
-		w := SemanticWeight
-		if mode == Semantic {
-			w = 1
-		}
-		h.Score += w / (RRFK + float64(i+1))
-	}
-	// Each hit passes a share of its score to its sequence neighbours
-	// (Doc.Sequence): an answer often sits beside the words that match the
-	// question. The neighbours pass the same filter.
-	{
-		allow := ix.vfilter(q.Filter).full
-		type scored struct {
-			path  string
-			score float64
-		}
-		base := make([]scored, len(order))
-		for i, h := range order {
-			base[i] = scored{h.Path, h.Score}
-		}
-		best := map[string]float64{}
-		for _, bs := range base {
-			p, b := bs.path, bs.score
-			m := ix.meta[p]
-			if m == nil {
-				continue
-			}
-			for _, nb := range m.Seq {
-				if nb == p || !allow(nb, ix.meta[nb]) {
-					continue
-				}
-				h := get(nb)
-				share := neighbourShare * b
-				h.Score += share
-				if share > best[nb] {
-					best[nb], h.Via = share, p
-				}
-			}
-		}
-	}
-	if hints := dateHints(q.Text); len(hints) > 0 {
-		for _, h := range order {
-			if m := ix.meta[h.Path]; m != nil {
-				for _, dh := range hints {
-					if dh.matches(m.Date) {
-						h.When = true
-						h.Score *= 1 + dateBoost
-						break
-					}
-				}
-			}
-		}
-	}
-	if len(names) > 0 {
-		for _, h := range order {
-			if m := ix.meta[h.Path]; m != nil {
-				for _, w := range m.Who {
-					if names[w] {
-						h.Who = true
-						h.Score *= 1 + whoBoost
-						break
-					}
-				}
-			}
-		}
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		if order[i].Score != order[j].Score {
-			return order[i].Score > order[j].Score
-		}
-		return order[i].Path < order[j].Path
-	})
-	out := make([]Hit, 0, min(q.Limit, len(order)))
-	for _, h := range order[:min(q.Limit, len(order))] {
-		out = append(out, *h)
-	}
-	return out
 }
 
 // vfilter is the filter as the vector scan and the neighbour share apply

@@ -205,10 +205,11 @@ type vfilter struct {
 }
 
 // search scores every chunk of every note the filter accepts against the
-// query vector and keeps each note's best chunk: the n best notes. Large
-// sets are scanned by one goroutine per CPU. Lock order: the caller may
-// hold Index.mu; the filter must not take it.
-func (vs *vectors) search(qv []float32, f vfilter, n int) []semHit {
+// query vector and keeps each note's best chunk: the n best notes, and
+// how many notes it scored. Large sets are scanned by one goroutine per
+// CPU. Lock order: the caller may hold Index.mu; the filter must not take
+// it.
+func (vs *vectors) search(qv []float32, f vfilter, n int) ([]semHit, int) {
 	vs.mu.RLock()
 	defer vs.mu.RUnlock()
 	parts := 1
@@ -216,26 +217,29 @@ func (vs *vectors) search(qv []float32, f vfilter, n int) []semHit {
 		parts = runtime.GOMAXPROCS(0)
 	}
 	tops := make([][]semHit, parts)
+	scored := make([]int, parts)
 	var wg sync.WaitGroup
 	for w := 0; w < parts; w++ {
 		lo, hi := w*len(vs.spans)/parts, (w+1)*len(vs.spans)/parts
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tops[w] = vs.scan(vs.spans[lo:hi], qv, f, n)
+			tops[w], scored[w] = vs.scan(vs.spans[lo:hi], qv, f, n)
 		}()
 	}
 	wg.Wait()
-	top := tops[0]
-	for _, t := range tops[1:] {
+	top, count := tops[0], scored[0]
+	for w, t := range tops[1:] {
+		count += scored[w+1]
 		for _, h := range t {
 			top = insertTop(top, h, n)
 		}
 	}
-	return top
+	return top, count
 }
 
-func (vs *vectors) scan(spans []vspan, qv []float32, f vfilter, n int) []semHit {
+func (vs *vectors) scan(spans []vspan, qv []float32, f vfilter, n int) ([]semHit, int) {
+	count := 0
 	top := make([]semHit, 0, n+1)
 	d := vs.dims
 	qv = qv[:d]
@@ -257,6 +261,7 @@ func (vs *vectors) scan(spans []vspan, qv []float32, f vfilter, n int) []semHit 
 		if bestRow < 0 {
 			continue
 		}
+		count++
 		if len(top) == n && float64(best) < top[n-1].Sim {
 			continue
 		}
@@ -266,7 +271,7 @@ func (vs *vectors) scan(spans []vspan, qv []float32, f vfilter, n int) []semHit 
 		}
 		top = insertTop(top, h, n)
 	}
-	return top
+	return top, count
 }
 
 // dot is the dot product of two vectors of the same length, four

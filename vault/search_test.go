@@ -62,6 +62,25 @@ func TestSearchSampleVault(t *testing.T) {
 	}
 }
 
+// The README's example: the word the question turns on (CDN) is one the
+// builtin vectors lack, and lexical search ranks its note far above the
+// rest; the semantic list, flat and ignorant of it, must not push it down
+// (it did, with a fixed semantic weight: "Decision beta waitlist" came
+// first, for "choose").
+func TestSearchReadmeExample(t *testing.T) {
+	v, _ := sampleVault(t)
+	waitVectors(t, v)
+	for _, mode := range []string{"", "lexical"} {
+		r := searchT(t, v, owner, SearchArgs{Query: "which CDN did we choose", Mode: mode})
+		if len(r.Results) == 0 || r.Results[0].Title != "Decision CDN provider" {
+			t.Errorf("mode %q: got %v, want Decision CDN provider first", mode, resultPaths(r))
+		}
+		if mode == "" && (r.Mode != "hybrid" || r.Results[0].Semantic == nil) {
+			t.Errorf("a hybrid search with both lists: mode %s, top %+v", r.Mode, r.Results[0])
+		}
+	}
+}
+
 // Every hit of every caller is a note that caller may read, and a note it
 // may not read is never returned, whatever the query and the mode.
 func TestSearchRespectsAccess(t *testing.T) {

@@ -6,7 +6,7 @@
 // semantic and hybrid search, with search latency. Category 5 (adversarial
 // questions with no answer in the conversation) is skipped.
 //
-//	go run ./bench/locomo -data ../shared/data/locomo10.json
+//	go run ./bench/locomo -data ../shared/data/locomo10.json [-plain]
 package main
 
 import (
@@ -42,7 +42,7 @@ type turn struct {
 	Caption string `json:"blip_caption"`
 }
 
-var viaHindsight bool
+var viaHindsight, plainIngest bool
 
 var categoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
@@ -52,8 +52,10 @@ func main() {
 	convs := flag.Int("convs", 0, "only the first N conversations (0: all)")
 	modes := flag.String("modes", "lexical,semantic,hybrid", "modes to measure")
 	hs := flag.Bool("hindsight", false, "measure through hindsight_put / hindsight_search instead (one bank per conversation)")
+	plain := flag.Bool("plain", false, "ingest plainly: one note per turn titled by its dialogue id, body \"Speaker (date): text\", no frontmatter or links")
 	flag.Parse()
 	viaHindsight = *hs
+	plainIngest = *plain
 	if err := run(*data, *keep, *convs, strings.Split(*modes, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "locomo:", err)
 		os.Exit(1)
@@ -83,7 +85,11 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 		return runHindsight(dir, samples)
 	}
 	src := filepath.Join(dir, "src")
-	turns, err := writeNotes(src, samples)
+	write := writeNotes
+	if plainIngest {
+		write = writePlainNotes
+	}
+	turns, err := write(src, samples)
 	if err != nil {
 		return err
 	}
@@ -103,7 +109,11 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 	}
 	lexTime := time.Since(start)
 	ix.WaitVectors(10 * time.Minute)
-	fmt.Printf("%d conversations, %d turns: indexed in %s, embedded in %s more\n\n", len(samples), turns, lexTime.Round(time.Millisecond), (time.Since(start) - lexTime).Round(time.Millisecond))
+	ingest := "structured"
+	if plainIngest {
+		ingest = "plain"
+	}
+	fmt.Printf("%s ingest, %d conversations, %d turns: indexed in %s, embedded in %s more\n\n", ingest, len(samples), turns, lexTime.Round(time.Millisecond), (time.Since(start) - lexTime).Round(time.Millisecond))
 
 	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
 	fmt.Println("| mode | category | questions | recall@5 | recall@10 | recall@20 | p50 | p99 |")

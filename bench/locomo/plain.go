@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// writePlainNotes writes every turn the way any agent might, with nothing
+// cairn-specific: one note per turn in its conversation's project folder,
+// titled by its dialogue id, the body "Speaker (date): text" (and a shared
+// photo's caption), with no frontmatter and no links. Search gets no
+// speaker, session, date or sequence from structure: what it finds, it
+// finds from the words (issue 15).
+func writePlainNotes(dir string, samples []sample) (int, error) {
+	n := 0
+	for _, s := range samples {
+		proj := filepath.Join(dir, s.ID)
+		if err := os.MkdirAll(proj, 0o755); err != nil {
+			return 0, err
+		}
+		marker := fmt.Sprintf("handle: %s\nname: Conversation %s\n", s.ID, s.ID)
+		if err := os.WriteFile(filepath.Join(proj, ".cairn-project.yaml"), []byte(marker), 0o644); err != nil {
+			return 0, err
+		}
+		sessions, err := sessionsOf(s)
+		if err != nil {
+			return 0, err
+		}
+		for _, ss := range sessions {
+			for _, t := range ss.turns {
+				body := fmt.Sprintf("%s (%s): %s", t.Speaker, ss.when, t.Text)
+				if t.Caption != "" {
+					body += " (shares a photo: " + t.Caption + ")"
+				}
+				note := fmt.Sprintf("# %s\n\n%s\n", t.DiaID, body)
+				name := strings.Replace(t.DiaID, ":", "-", 1) + ".md"
+				if err := os.WriteFile(filepath.Join(proj, name), []byte(note), 0o644); err != nil {
+					return 0, fmt.Errorf("%s %s: %w", s.ID, t.DiaID, err)
+				}
+				n++
+			}
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,175 @@
+package search
+
+import (
+	"math"
+	"sort"
+)
+
+// fuse merges the lists into one ranking by weighted Reciprocal Rank
+// Fusion: a hit scores 1/(RRFK + rank) from the lexical list and
+// semW/(RRFK + rank) from the semantic list (semanticWeight; 1 when the
+// semantic list runs alone). Then come the sequence neighbours and the
+// boosts for names and dates. The caller holds ix.mu (read).
+func (ix *Index) fuse(lex []lexHit, sem []semHit, semW float64, names map[string]bool, q Query, mode Mode) []Hit {
+	byPath := map[string]*Hit{}
+	var order []*Hit
+	get := func(p string) *Hit {
+		h := byPath[p]
+		if h == nil {
+			h = &Hit{Path: p}
+			byPath[p] = h
+			order = append(order, h)
+		}
+		return h
+	}
+	if mode == Semantic {
+		semW = 1
+	}
+	for i, l := range lex {
+		h := get(l.Path)
+		h.Lexical = &Rank{Rank: i + 1, Score: l.Score}
+		h.Score += 1 / (RRFK + float64(i+1))
+	}
+	for i, s := range sem {
+		h := get(s.Path)
+		h.Semantic = &Rank{Rank: i + 1, Score: s.Sim}
+		c := s.Chunk
+		h.Chunk = &c
+		h.Score += semW / (RRFK + float64(i+1))
+	}
+	ix.shareWithNeighbours(order, get, q.Filter)
+	ix.boost(order, names, q.Text)
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].Score != order[j].Score {
+			return order[i].Score > order[j].Score
+		}
+		return order[i].Path < order[j].Path
+	})
+	out := make([]Hit, 0, min(q.Limit, len(order)))
+	for _, h := range order[:min(q.Limit, len(order))] {
+		out = append(out, *h)
+	}
+	return out
+}
+
+// semanticWeight is the semantic list's weight in a hybrid search, the
+// lexical list's being 1:
+//
+//	coverage × e^(standout(semantic) − standout(lexical))
+//
+// (docs/search.md, "How the two lists are fused"). A list's standout is
+// how far its best score stands above the list, in the list's own
+// standard deviations, read as evidence on a log scale: equal evidence
+// weighs the lists alike, and each standard deviation more on one side
+// multiplies that side's weight by e. Coverage is the share of the query
+// the embedder knows (sr.cov). So a flat list of similarities cannot move
+// a lexical hit that stands out, and a semantic hit that stands out wins
+// over a flat lexical list, whatever the scales of the scores.
+func semanticWeight(lex []lexHit, sem []semHit, sr semResult, limit int) float64 {
+	if len(sem) == 0 {
+		return 0
+	}
+	ls := make([]float64, len(lex))
+	for i, l := range lex {
+		ls[i] = l.Score
+	}
+	ss := make([]float64, len(sem))
+	for i, s := range sem {
+		ss[i] = s.Sim
+	}
+	// The lists compare the same notes: a note BM25 did not find scores 0
+	// in it, so the lexical list is padded with zeros to the depth read,
+	// or to the number of notes when there are fewer.
+	pad := min(depth(limit), max(len(ls), sr.scored))
+	return sr.cov * math.Exp(standout(ss, len(ss))-standout(ls, pad))
+}
+
+// standout is how many standard deviations the best of x stands above
+// the mean of x padded with zeros to pad entries (0 for an empty or flat
+// list). It is at most sqrt(pad-1), reached by one score among zeros.
+func standout(x []float64, pad int) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	m := max(pad, len(x))
+	var sum float64
+	for _, v := range x {
+		sum += v
+	}
+	mean := sum / float64(m)
+	sq := float64(m-len(x)) * mean * mean // the zeros
+	for _, v := range x {
+		sq += (v - mean) * (v - mean)
+	}
+	sd := math.Sqrt(sq / float64(m))
+	if sd == 0 {
+		return 0
+	}
+	return max(x[0]-mean, 0) / sd
+}
+
+// shareWithNeighbours gives each hit's sequence neighbours (Doc.Sequence)
+// neighbourShare of its score: an answer often sits beside the words that
+// match the question. The neighbours pass the same filter.
+func (ix *Index) shareWithNeighbours(order []*Hit, get func(string) *Hit, f Filter) {
+	allow := ix.vfilter(f).full
+	type scored struct {
+		path  string
+		score float64
+	}
+	base := make([]scored, len(order))
+	for i, h := range order {
+		base[i] = scored{h.Path, h.Score}
+	}
+	best := map[string]float64{}
+	for _, bs := range base {
+		p, b := bs.path, bs.score
+		m := ix.meta[p]
+		if m == nil {
+			continue
+		}
+		for _, nb := range m.Seq {
+			if nb == p || !allow(nb, ix.meta[nb]) {
+				continue
+			}
+			h := get(nb)
+			share := neighbourShare * b
+			h.Score += share
+			if share > best[nb] {
+				best[nb], h.Via = share, p
+			}
+		}
+	}
+}
+
+// boost multiplies the score of hits by a person the query names by
+// 1 + whoBoost, and of hits dated in a month or year it names by
+// 1 + dateBoost.
+func (ix *Index) boost(order []*Hit, names map[string]bool, text string) {
+	if hints := dateHints(text); len(hints) > 0 {
+		for _, h := range order {
+			if m := ix.meta[h.Path]; m != nil {
+				for _, dh := range hints {
+					if dh.matches(m.Date) {
+						h.When = true
+						h.Score *= 1 + dateBoost
+						break
+					}
+				}
+			}
+		}
+	}
+	if len(names) > 0 {
+		for _, h := range order {
+			if m := ix.meta[h.Path]; m != nil {
+				for _, w := range m.Who {
+					if names[w] {
+						h.Who = true
+						h.Score *= 1 + whoBoost
+						break
+					}
+				}
+			}
+		}
+	}
+}
