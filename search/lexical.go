@@ -15,8 +15,9 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
-// Field names. Text fields exist twice, analysed as English (porter
-// stemming) and as French (elision, accent folding, light stemming), and
+// Field names. Text fields exist twice, analysed as English (Porter
+// stemming) and as French (elision, light stemming), both folding accents
+// (analysis.go), and
 // are queried as a disjunction: one field name with two analyzers would
 // pick the query analyzer at random (LIBRARY-NOTES.md).
 const (
@@ -71,7 +72,7 @@ func indexMapping() (mapping.IndexMapping, error) {
 			dm.AddFieldMappingsAt(base+"_"+l, text(langAnalyzer[l]))
 		}
 	}
-	dm.AddFieldMappingsAt(fPathTxt, text("standard"))
+	dm.AddFieldMappingsAt(fPathTxt, text(analyzerPath))
 	for _, k := range []string{fPath, fTags, fType, fClass, fProject, fOwner, fScope, fWho, fOp} {
 		dm.AddFieldMappingsAt(k, text("keyword"))
 	}
@@ -202,8 +203,10 @@ const (
 
 // textQuery matches the words of text in every text field, in both
 // languages, weighted by field. It is what a Bleve match query per field
-// would be, less the common terms.
+// would be, less the question's scaffolding (withoutScaffolding) and the
+// common terms.
 func (ix *Index) textQuery(ctx context.Context, text string) (query.Query, error) {
+	text = withoutScaffolding(text)
 	analysed := make([][]string, len(langs)) // the query's terms, per language
 	for i, l := range langs {
 		for _, t := range ix.analyzer(l).Analyze([]byte(text)) {
