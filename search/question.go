@@ -15,13 +15,16 @@ import (
 // Questions are the normal input, in English or French, and every text
 // field is indexed in both languages: the French fields keep "how", "to"
 // and "the" as words (no French stop list removes them), the English ones
-// keep "comment", "faire" and "une". Left in the query, such a word
-// matches notes on its own, and a title holding it ("How Obsidian stores
-// data") outranks the notes about the question's subject. So the query
-// loses its scaffolding before it is analysed (withoutScaffolding): the
-// stop words of the language it is written in, taken from the same
+// keep "comment", "faire" and "une". Left in the query as words, such a
+// word matches notes on its own, and a title holding it ("How Obsidian
+// stores data") outranks the notes about the question's subject. So a
+// query is split (splitScaffolding) into its content and its scaffolding:
+// the stop words of the language it is written in, taken from the same
 // Snowball lists the analysers use, plus a handful of words that frame a
-// question to this tool rather than say what it is about.
+// question to this tool rather than say what it is about. The content
+// decides which notes match; the scaffolding only adds to the score of
+// those, in the body and context, never in a title (textQuery), as
+// Lucene's common-terms query treats frequent words.
 var (
 	// questionWordsEN: every answer is a note. ("how", "what", "which",
 	// "should", "would" are Snowball stop words already.)
@@ -70,12 +73,13 @@ func scaffoldSets() (enSet, frSet map[string]bool) {
 var frElided = map[string]bool{"l": true, "m": true, "t": true, "qu": true, "n": true, "s": true, "j": true,
 	"d": true, "c": true, "jusqu": true, "quoiqu": true, "lorsqu": true, "puisqu": true}
 
-// withoutScaffolding is text with the stop words of its language blanked
-// out. The language is the one with more stop words in text, and at
-// least minScaffolding of them; with as many of each, both lists apply.
-// Otherwise, or when nothing would be left, text is returned as it is
-// (each field's analyser still drops its own language's stop words).
-func withoutScaffolding(text string) string {
+// splitScaffolding parts text into its content (text with the stop words
+// of its language blanked out) and its scaffolding (those words). The
+// language is the one with more stop words in text, and at least
+// minScaffolding of them; with as many of each, both lists apply.
+// Otherwise, or when nothing would be left, text is all content (each
+// field's analyser still drops its own language's stop words).
+func splitScaffolding(text string) (content, scaffolding string) {
 	enSet, frSet := scaffoldSets()
 	toks := unicodetok.NewUnicodeTokenizer().Tokenize([]byte(text))
 	isEN := make([]bool, len(toks))
@@ -99,21 +103,20 @@ func withoutScaffolding(text string) string {
 	dropEN := nEN >= minScaffolding && nEN >= nFR
 	dropFR := nFR >= minScaffolding && nFR >= nEN
 	if !dropEN && !dropFR {
-		return text
+		return text, ""
 	}
 	out := []byte(text)
-	kept := 0
+	var dropped []string
 	for i, t := range toks {
 		if dropEN && isEN[i] || dropFR && isFR[i] {
+			dropped = append(dropped, text[t.Start:t.End])
 			for j := t.Start; j < t.End; j++ {
 				out[j] = ' '
 			}
-		} else {
-			kept++
 		}
 	}
-	if kept == 0 {
-		return text
+	if len(dropped) == len(toks) {
+		return text, ""
 	}
-	return string(out)
+	return string(out), strings.Join(dropped, " ")
 }

@@ -101,8 +101,11 @@ func TestScaffoldingNeedsEvidence(t *testing.T) {
 		"café au lait": "café au lait",
 	}
 	for in, want := range cases {
-		if got := withoutScaffolding(in); got != want {
+		if got, _ := splitScaffolding(in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
 		}
+	}
+	if _, s := splitScaffolding("Qu’est-ce que le mode lecture"); s != "Qu’est ce que le" {
+		t.Errorf("scaffolding: %q", s)
 	}
 }
