@@ -109,3 +109,27 @@ func TestScaffoldingNeedsEvidence(t *testing.T) {
 		t.Errorf("scaffolding: %q", s)
 	}
 }
+
+// The scaffolding still scores beside the content: of two notes about
+// camping, the one that also says "she" answers "When did she go
+// camping?" first; a note that shares only "when", "did" and "she" is no
+// hit at all.
+func TestScaffoldingScoresBesideContent(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), nil, nil)
+	defer ix.Close()
+	docs := []*Doc{
+		{Path: "gear.md", Title: "Gear", Body: "Camping gear list: a tent and a stove.", Scope: "s"},
+		{Path: "trip.md", Title: "Trip", Body: "She went camping with the kids last May.", Scope: "s"},
+		{Path: "call.md", Title: "Call", Body: "When did she call? She did, at noon.", Scope: "s"},
+	}
+	if err := ix.Apply(versioned(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ix.Search(context.Background(), Query{Text: "When did she go camping?", Mode: Lexical, Filter: Filter{Scopes: []string{"s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(r); len(got) != 2 || got[0] != "trip.md" || got[1] != "gear.md" {
+		t.Errorf("got %v, want trip.md then gear.md", got)
+	}
+}
