@@ -39,8 +39,10 @@ const maxTokenRunes = 64
 // folded word: a word written without its accents is analysed exactly as
 // the same word with them, in the index and in queries alike. Folding
 // after the stop list keeps "maïs" (maize) a word while "mais" (but) is a
-// stop word. English stems with Porter as Bleve's "en" does; French with
-// Bleve's light stemmer less its "-ique" rule (frStemmer).
+// stop word. English stems with Snowball's English stemmer (Porter2; Bleve's
+// "en" uses Porter, which cuts the folded "ete" to "et", so "été" would
+// match every French "et"); French with Bleve's light stemmer less its
+// "-ique" rule (frStemmer).
 const (
 	truncateName = "cairn_truncate"
 	nfcName      = "cairn_nfc"  // the fold filter that only composes (NFC)

@@ -16,11 +16,10 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
-// Field names. Text fields exist twice, analysed as English (Porter
+// Field names. Text fields exist twice, analysed as English (Snowball
 // stemming) and as French (elision, light stemming), both folding accents
-// (analysis.go), and
-// are queried as a disjunction: one field name with two analyzers would
-// pick the query analyzer at random (LIBRARY-NOTES.md).
+// (analysis.go), and are queried as a disjunction: one field name with
+// two analyzers would pick the query analyzer at random (LIBRARY-NOTES.md).
 const (
 	fTitle   = "title"
 	fAliases = "aliases"
