@@ -111,8 +111,11 @@ type manifest struct {
 // manifestFormat changes with the mapping, the analysis or docMeta: an
 // index made by another format is rebuilt, never mixed with the new
 // analysis. 4: words cut to maxTokenRunes before stemming. 5: update
-// tokens (docMeta.At, the fOp field) and the refresh list.
-const manifestFormat = 5
+// tokens (docMeta.At, the fOp field) and the refresh list. 6: accents
+// folded in every word and both languages, French stop words with and
+// without accents, no "-ique" rule in the French stemmer, path words
+// folded (analysis.go).
+const manifestFormat = 6
 
 const seqKey = "cairn.seq"
 

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,10 +16,10 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
-// Field names. Text fields exist twice, analysed as English (porter
-// stemming) and as French (elision, accent folding, light stemming), and
-// are queried as a disjunction: one field name with two analyzers would
-// pick the query analyzer at random (LIBRARY-NOTES.md).
+// Field names. Text fields exist twice, analysed as English (Snowball
+// stemming) and as French (elision, light stemming), both folding accents
+// (analysis.go), and are queried as a disjunction: one field name with
+// two analyzers would pick the query analyzer at random (LIBRARY-NOTES.md).
 const (
 	fTitle   = "title"
 	fAliases = "aliases"
@@ -71,7 +72,7 @@ func indexMapping() (mapping.IndexMapping, error) {
 			dm.AddFieldMappingsAt(base+"_"+l, text(langAnalyzer[l]))
 		}
 	}
-	dm.AddFieldMappingsAt(fPathTxt, text("standard"))
+	dm.AddFieldMappingsAt(fPathTxt, text(analyzerPath))
 	for _, k := range []string{fPath, fTags, fType, fClass, fProject, fOwner, fScope, fWho, fOp} {
 		dm.AddFieldMappingsAt(k, text("keyword"))
 	}
@@ -201,45 +202,33 @@ const (
 )
 
 // textQuery matches the words of text in every text field, in both
-// languages, weighted by field. It is what a Bleve match query per field
-// would be, less the common terms.
-func (ix *Index) textQuery(ctx context.Context, text string) (query.Query, error) {
-	analysed := make([][]string, len(langs)) // the query's terms, per language
-	for i, l := range langs {
-		for _, t := range ix.analyzer(l).Analyze([]byte(text)) {
-			analysed[i] = append(analysed[i], string(t.Term))
-		}
-	}
-	common, err := ix.commonTerms(ctx, analysed)
+// languages, weighted by field: what a Bleve match query per field would
+// be, less the common terms and the question's scaffolding
+// (splitScaffolding). It returns the query that scores and, when text
+// has scaffolding, the one a note must also match: the content. The
+// scaffolding words score in the unweighted fields (body, context) only,
+// beside the content words, so that they can neither find a note by
+// themselves nor lift a title that holds one ("How …", "… note") above
+// the notes about the subject.
+func (ix *Index) textQuery(ctx context.Context, text string) (scored, required query.Query, err error) {
+	text, scaffolding := splitScaffolding(text)
+	analysed := ix.analyse(text)
+	common, err := ix.commonTerms(ctx, analysed, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var qs []query.Query
-	for i, l := range langs {
-		var terms []string
-		for _, t := range analysed[i] {
-			if !common[l+":"+t] {
-				terms = append(terms, t)
-			}
+	var extra [][]string
+	if scaffolding != "" {
+		extra = ix.analyse(scaffolding)
+		skip, err := ix.commonTerms(ctx, extra, false)
+		if err != nil {
+			return nil, nil, err
 		}
-		if len(terms) == 0 {
-			continue
-		}
-		for _, base := range textFields {
-			field, boost := base+"_"+l, fieldBoost[base]
-			tqs := make([]query.Query, len(terms))
-			for i, term := range terms {
-				tq := bleve.NewTermQuery(term)
-				tq.SetField(field)
-				tq.SetBoost(boost)
-				tqs[i] = tq
-			}
-			dq := bleve.NewDisjunctionQuery(tqs...)
-			dq.SetMin(1)
-			dq.SetBoost(boost)
-			qs = append(qs, dq)
+		for i, l := range langs {
+			extra[i] = slices.DeleteFunc(extra[i], func(t string) bool { return skip[l+":"+t] })
 		}
 	}
+	qs := termQueries(analysed, nil, common, textFields)
 	pq := bleve.NewMatchQuery(text)
 	pq.SetField(fPathTxt)
 	pq.SetBoost(fieldBoost[fPathTxt])
@@ -253,12 +242,74 @@ func (ix *Index) textQuery(ctx context.Context, text string) (query.Query, error
 			qs = append(qs, q)
 		}
 	}
-	return bleve.NewDisjunctionQuery(qs...), nil
+	content := bleve.NewDisjunctionQuery(qs...)
+	if extra == nil {
+		return content, nil, nil
+	}
+	// The same disjunctions, the scaffolding added to body and context
+	// (a copy: content holds qs).
+	scoredQs := slices.Clone(qs)
+	copy(scoredQs, termQueries(analysed, extra, common, textFields))
+	return bleve.NewDisjunctionQuery(scoredQs...), content, nil
+}
+
+// analyse gives the terms of text in each language.
+func (ix *Index) analyse(text string) [][]string {
+	analysed := make([][]string, len(langs))
+	for i, l := range langs {
+		for _, t := range ix.analyzer(l).Analyze([]byte(text)) {
+			analysed[i] = append(analysed[i], string(t.Term))
+		}
+	}
+	return analysed
+}
+
+// termQueries is one disjunction per language and field of the terms
+// that are not common, weighted by field; the extra terms (scaffolding,
+// its common terms already out) join them in the body and context fields. A language whose terms are
+// all common has none: extra only adds to the fields of content terms,
+// so the queries match with and without it one to one.
+func termQueries(analysed, extra [][]string, common map[string]bool, fields []string) []query.Query {
+	var qs []query.Query
+	for i, l := range langs {
+		var terms, more []string
+		for _, t := range analysed[i] {
+			if !common[l+":"+t] {
+				terms = append(terms, t)
+			}
+		}
+		if len(terms) == 0 {
+			continue
+		}
+		if extra != nil {
+			more = extra[i]
+		}
+		for _, base := range fields {
+			field, boost := base+"_"+l, fieldBoost[base]
+			terms := terms
+			if base == fBody || base == fContext {
+				terms = append(terms[:len(terms):len(terms)], more...)
+			}
+			tqs := make([]query.Query, len(terms))
+			for i, term := range terms {
+				tq := bleve.NewTermQuery(term)
+				tq.SetField(field)
+				tq.SetBoost(boost)
+				tqs[i] = tq
+			}
+			dq := bleve.NewDisjunctionQuery(tqs...)
+			dq.SetMin(1)
+			dq.SetBoost(boost)
+			qs = append(qs, dq)
+		}
+	}
+	return qs
 }
 
 // commonTerms are the query's terms (as "lang:term") in more than
-// commonShare of the bodies; none when that would leave no term at all.
-func (ix *Index) commonTerms(ctx context.Context, analysed [][]string) (map[string]bool, error) {
+// commonShare of the bodies; with keepAll, none when that would leave no
+// term at all.
+func (ix *Index) commonTerms(ctx context.Context, analysed [][]string, keepAll bool) (map[string]bool, error) {
 	n, err := ix.bleve.DocCount()
 	if err != nil || n < minCommonDocs {
 		return nil, err
@@ -293,7 +344,7 @@ func (ix *Index) commonTerms(ctx context.Context, analysed [][]string) (map[stri
 			}
 		}
 	}
-	if nCommon == total {
+	if keepAll && nCommon == total {
 		return nil, nil // only common words: search them anyway
 	}
 	return common, nil
@@ -310,12 +361,16 @@ func (ix *Index) lexical(ctx context.Context, text string, f Filter, n int) ([]l
 	if strings.TrimSpace(text) == "" {
 		return nil, 0, nil
 	}
-	tq, err := ix.textQuery(ctx, text)
+	tq, required, err := ix.textQuery(ctx, text)
 	if err != nil {
 		return nil, 0, fmt.Errorf("lexical search: %w", err)
 	}
 	bq := query.NewBooleanQuery([]query.Query{tq}, nil, nil)
-	bq.AddFilter(f.query())
+	if required != nil {
+		bq.AddFilter(bleve.NewConjunctionQuery(f.query(), required))
+	} else {
+		bq.AddFilter(f.query())
+	}
 	req := bleve.NewSearchRequestOptions(bq, n, 0, false)
 	res, err := ix.bleve.SearchInContext(ctx, req)
 	if err != nil {
