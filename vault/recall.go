@@ -2,8 +2,11 @@ package vault
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/search"
@@ -15,31 +18,40 @@ const (
 	DefaultRecallBudget = 2000
 	MinRecallBudget     = 100
 	MaxRecallBudget     = 100000
+	// RecallOverhead is what a recall reply may take beyond budgetTokens:
+	// its fixed fields (budgetTokens, usedTokens, tokenizer, mode, left and
+	// the keys of context and items), at most 40 tokens whatever their
+	// values. Everything else (the context, the items, a notice) is paid
+	// from the budget.
+	RecallOverhead = 40
 )
 
-// RecallItem is one excerpt of a recalled context, with its source.
+// RecallItem is the source of one block of a recalled context: the block
+// headed `## Title [n]` comes from Items[n-1]. The excerpt itself is only
+// in the context: repeating it here doubled what an agent paid for.
 type RecallItem struct {
-	ID      string  `json:"id"`
-	Path    string  `json:"path"`
-	Title   string  `json:"title"`
-	Class   string  `json:"class"`
-	Why     string  `json:"why"` // match, linked, memory
-	Via     string  `json:"via,omitempty"`
-	Score   float64 `json:"score"`
-	Tokens  int     `json:"tokens"`
-	Excerpt string  `json:"excerpt"`
+	ID    string  `json:"id"`
+	Path  string  `json:"path"`
+	Title string  `json:"title"`
+	Class string  `json:"class"`
+	Why   string  `json:"why"` // match, linked, memory
+	Via   string  `json:"via,omitempty"`
+	Score float64 `json:"score"`
 }
 
-// RecallResult is a context block within a token budget.
+// RecallResult is a context block within a token budget. The budget
+// bounds the whole reply (this struct as JSON, which is what the tool
+// returns), not only the context; the topic is not echoed, so the part
+// that is not context or items stays small and fixed.
 type RecallResult struct {
-	Topic        string       `json:"topic"`
-	BudgetTokens int          `json:"budgetTokens"`
-	UsedTokens   int          `json:"usedTokens"`
-	Tokenizer    string       `json:"tokenizer"`
-	Mode         string       `json:"mode"`
-	Notice       string       `json:"notice,omitempty"`
-	Context      string       `json:"context"`
-	Items        []RecallItem `json:"items"`
+	BudgetTokens int `json:"budgetTokens"`
+	// UsedTokens is the size of the whole reply, this field included.
+	UsedTokens int          `json:"usedTokens"`
+	Tokenizer  string       `json:"tokenizer"`
+	Mode       string       `json:"mode"`
+	Notice     string       `json:"notice,omitempty"`
+	Context    string       `json:"context"`
+	Items      []RecallItem `json:"items"`
 	// Left are the candidates that did not fit the budget.
 	Left int `json:"left,omitempty"`
 }
@@ -171,18 +183,24 @@ func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, bud
 		add(&candidate{path: prof, why: "memory", score: score})
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
-	out := &RecallResult{Topic: topic, BudgetTokens: budget, Tokenizer: search.TokenizerName, Mode: string(res.Mode), Notice: res.Notice, Items: []RecallItem{}}
+	out := &RecallResult{BudgetTokens: budget, Tokenizer: search.TokenizerName, Mode: string(res.Mode), Notice: res.Notice, Items: []RecallItem{}}
 	v.pack(ix, topic, order, out)
 	return out, nil
 }
 
-// pack fills the budget in order of score: each item gets a block (title,
-// source, excerpt); an excerpt is cut to what is left, and an item that
-// would not fit even cut short is left out.
+// pack fills the budget in order of score: each item gets a block
+// (`## Title [n]`, then the excerpt) and its source in Items; an excerpt
+// is cut to what is left, and an item that would not fit even cut short is
+// left out. What is counted is the reply as JSON (escapes and all), so the
+// budget bounds what the agent is sent.
 func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *RecallResult) {
 	const sep = "\n\n"
-	sepTokens := search.Tokens(sep)
-	used := 0
+	sepTokens := jsonTokens(sep)
+	// The whole reply stays within limit; the reply without items (its
+	// fixed fields, with room for usedTokens' and left's digits, and a
+	// notice) is counted from the start.
+	limit := out.BudgetTokens + RecallOverhead
+	used := replyTokens(out) + search.Tokens(`,"left":1000`) + 1
 	var blocks []string
 	for i, cd := range order {
 		e := v.entry(cd.path, false)
@@ -191,50 +209,117 @@ func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *Re
 			continue
 		}
 		body := string(ParseNote(cd.path, data).Body)
-		header := fmt.Sprintf("## %s\nsource: %s (id %s)\n", e.Title, cd.path, e.ID)
-		left := out.BudgetTokens - used - search.Tokens(header)
+		item := RecallItem{ID: e.ID, Path: cd.path, Title: e.Title, Class: classOf(cd.path), Why: cd.why, Via: cd.via, Score: RoundScore(cd.score)}
+		header := fmt.Sprintf("## %s [%d]\n", e.Title, len(out.Items)+1)
+		fixed := jsonTokens(header) + itemTokens(item)
 		if len(blocks) > 0 {
-			left -= sepTokens
+			fixed += sepTokens
 		}
-		// The first items may take more room than later ones.
-		share := max((out.BudgetTokens-used)/2, 120)
-		if cd.why == "linked" || cd.why == "memory" {
-			share = max((out.BudgetTokens-used)/4, 80)
-		}
-		text := excerptFor(ix, body, topic, cd.chunk)
-		excerpt := search.Truncate(text, min(left, share))
+		left := limit - used - fixed
 		if left < 20 {
 			out.Left += len(order) - i
 			break
 		}
+		// The first items may take more room than later ones.
+		share := max((limit-used)/2, 120)
+		if cd.why == "linked" || cd.why == "memory" {
+			share = max((limit-used)/4, 80)
+		}
+		excerpt := truncateJSON(withoutTitle(excerptFor(ix, body, topic, cd.chunk), e.Title), min(left, share))
 		if excerpt == "" {
 			out.Left++
 			continue
 		}
-		block := header + excerpt
-		n := search.Tokens(block)
-		if len(blocks) > 0 {
-			n += sepTokens
-		}
-		if used+n > out.BudgetTokens {
+		n := fixed + jsonTokens(excerpt)
+		if used+n > limit {
 			out.Left++
 			continue
 		}
 		used += n
-		blocks = append(blocks, block)
-		out.Items = append(out.Items, RecallItem{ID: e.ID, Path: cd.path, Title: e.Title, Class: classOf(cd.path), Why: cd.why, Via: cd.via, Score: cd.score, Tokens: search.Tokens(block), Excerpt: excerpt})
+		blocks = append(blocks, header+excerpt)
+		out.Items = append(out.Items, item)
 	}
 	out.Context = strings.Join(blocks, sep)
 	// Token counts of parts do not always add up to the whole (merges
-	// across a boundary): measure the whole, and drop from the end until
-	// it fits.
-	for search.Tokens(out.Context) > out.BudgetTokens && len(blocks) > 0 {
+	// across a boundary): measure the whole reply, and drop from the end
+	// until it fits.
+	for {
+		out.UsedTokens = 0
+		for range 4 { // the count includes its own digits
+			n := replyTokens(out)
+			if n == out.UsedTokens {
+				break
+			}
+			out.UsedTokens = n
+		}
+		if out.UsedTokens <= limit || len(blocks) == 0 {
+			return
+		}
 		blocks = blocks[:len(blocks)-1]
 		out.Items = out.Items[:len(out.Items)-1]
 		out.Left++
 		out.Context = strings.Join(blocks, sep)
 	}
-	out.UsedTokens = search.Tokens(out.Context)
+}
+
+// replyTokens is the size of the reply as the tool sends it: json.Marshal,
+// as mcptools encodes every result.
+func replyTokens(out *RecallResult) int {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return math.MaxInt
+	}
+	return search.Tokens(string(b))
+}
+
+// jsonTokens is about what s costs inside a JSON string (its escapes
+// included, its quotes not).
+func jsonTokens(s string) int {
+	b, _ := json.Marshal(s)
+	return search.Tokens(string(b[1 : len(b)-1]))
+}
+
+// itemTokens is what an item costs in the items list (with its comma).
+func itemTokens(it RecallItem) int {
+	b, _ := json.Marshal(it)
+	return search.Tokens(string(b)) + 1
+}
+
+// truncateJSON is the longest prefix of s, cut at a word as
+// search.Truncate cuts, that costs at most max tokens inside a JSON
+// string: escaped newlines and quotes make it a little dearer than the
+// text alone.
+func truncateJSON(s string, max int) string {
+	target := max
+	for target > 0 {
+		t := search.Truncate(s, target)
+		n := jsonTokens(t)
+		if n <= max {
+			return t
+		}
+		target -= n - max
+	}
+	return ""
+}
+
+// withoutTitle drops the note's own `# Title` line from the start of an
+// excerpt: the block's heading already says it.
+func withoutTitle(excerpt, title string) string {
+	first, rest, _ := strings.Cut(excerpt, "\n")
+	if strings.TrimSpace(strings.TrimPrefix(first, "#")) == title && strings.HasPrefix(first, "# ") {
+		return strings.TrimSpace(rest)
+	}
+	return excerpt
+}
+
+// RoundScore keeps three significant digits of a score: enough to compare
+// hits, and 0.09090909090909091 cost an agent eleven tokens for nothing.
+func RoundScore(f float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 3, 64), 64)
+	if err != nil {
+		return f
+	}
+	return r
 }
 
 // excerptFor is the part of a body worth showing for topic: from the

@@ -2,7 +2,9 @@ package vault
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,15 +237,31 @@ func TestRecallKeepsTheBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := search.Tokens(r.Context); n > budget || n != r.UsedTokens {
-			t.Errorf("budget %d: context has %d tokens (reported %d)", budget, n, r.UsedTokens)
+		// The budget bounds the whole reply, as the tool sends it.
+		reply, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := search.Tokens(string(reply)); n > budget+RecallOverhead || n != r.UsedTokens {
+			t.Errorf("budget %d: the reply has %d tokens (reported %d)", budget, n, r.UsedTokens)
 		}
 		if len(r.Items) == 0 {
-			t.Errorf("budget %d: nothing recalled", budget)
+			t.Errorf("budget %d: nothing recalled: %+v", budget, r)
 		}
-		for _, it := range r.Items {
-			if it.ID == "" || it.Path == "" || it.Title == "" || !strings.Contains(r.Context, "source: "+it.Path) {
-				t.Errorf("budget %d: item without its source: %+v", budget, it)
+		for i, it := range r.Items {
+			head := fmt.Sprintf("## %s [%d]\n", it.Title, i+1)
+			if it.ID == "" || it.Path == "" || !strings.Contains(r.Context, head) {
+				t.Errorf("budget %d: item %d has no block headed %q: %+v", budget, i+1, head, it)
+			}
+		}
+		// Nothing is said twice: no excerpt outside the context, and a
+		// note's own `# Title` line is not repeated under its heading.
+		if strings.Contains(string(reply), `"excerpt"`) {
+			t.Errorf("budget %d: items repeat the excerpts:\n%s", budget, reply)
+		}
+		for i, it := range r.Items {
+			if strings.Contains(r.Context, fmt.Sprintf("[%d]\n# %s\n", i+1, it.Title)) {
+				t.Errorf("budget %d: the title of %s is said twice", budget, it.Path)
 			}
 		}
 		if budget == 4000 {
@@ -258,6 +276,11 @@ func TestRecallKeepsTheBudget(t *testing.T) {
 				t.Errorf("first item %q", r.Items[0].Title)
 			}
 		}
+	}
+	// The overhead pays for the fixed fields at their largest.
+	fixed, _ := json.Marshal(RecallResult{BudgetTokens: MaxRecallBudget, UsedTokens: MaxRecallBudget + RecallOverhead, Tokenizer: search.TokenizerName, Mode: "semantic", Items: []RecallItem{}, Left: 9999})
+	if n := search.Tokens(string(fixed)); n > RecallOverhead {
+		t.Errorf("the fixed fields take %d tokens, more than RecallOverhead (%d): %s", n, RecallOverhead, fixed)
 	}
 	if _, err := v.Recall(context.Background(), owner, "x", "", 50); err == nil || !strings.Contains(err.Error(), "budgetTokens") {
 		t.Errorf("a budget below the minimum must be refused naming budgetTokens: %v", err)
