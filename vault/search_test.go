@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,8 +55,21 @@ func TestSearchSampleVault(t *testing.T) {
 	if top.Title != "Decision CDN provider" || top.ID == "" || top.Class != ClassUserDoc || top.Project != "acme/platform" {
 		t.Errorf("top hit: %+v", top)
 	}
-	if !strings.Contains(top.Snippet, "**CDN**") || top.Lexical == nil || top.Semantic == nil {
-		t.Errorf("hit must carry a Markdown snippet and both ranks: %+v", top)
+	if !strings.Contains(top.Snippet, "**CDN**") {
+		t.Errorf("hit must carry a Markdown snippet: %+v", top)
+	}
+	// Each list's rank only on request: an agent pays for every field.
+	for _, h := range r.Results {
+		if h.Lexical != nil || h.Semantic != nil {
+			t.Errorf("ranks without explain: %+v", h)
+		}
+		if b, _ := json.Marshal(h); strings.Contains(string(b), `"rank"`) || len(strconv.FormatFloat(h.Score, 'g', -1, 64)) > 8 {
+			t.Errorf("a hit says more than one short score: %s", b)
+		}
+	}
+	ex := searchT(t, v, owner, SearchArgs{Query: "which CDN provider did we choose", Explain: true})
+	if top := ex.Results[0]; top.Lexical == nil || top.Semantic == nil || top.Lexical.Rank != 1 {
+		t.Errorf("with explain, the top hit carries both ranks: %+v", top)
 	}
 	// French analysis: an accent-less query finds the accented title.
 	r = searchT(t, v, owner, SearchArgs{Query: "decision region hebergement", Mode: "lexical"})
