@@ -194,14 +194,13 @@ func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, bud
 // left out. What is counted is the reply as JSON (escapes and all), so the
 // budget bounds what the agent is sent.
 func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *RecallResult) {
-	const sep = "\n\n"
-	sepTokens := jsonTokens(sep)
+	sepTokens := jsonTokens(recallSep)
 	// The whole reply stays within limit; the reply without items (its
 	// fixed fields, with room for usedTokens' and left's digits, and a
 	// notice) is counted from the start.
 	limit := out.BudgetTokens + RecallOverhead
 	used := replyTokens(out) + search.Tokens(`,"left":1000`) + 1
-	var blocks []string
+	var headers, excerpts []string
 	for i, cd := range order {
 		e := v.entry(cd.path, false)
 		data, err := readFileNoFollow(v.abs(cd.path))
@@ -212,7 +211,7 @@ func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *Re
 		item := RecallItem{ID: e.ID, Path: cd.path, Title: e.Title, Class: classOf(cd.path), Why: cd.why, Via: cd.via, Score: RoundScore(cd.score)}
 		header := fmt.Sprintf("## %s [%d]\n", e.Title, len(out.Items)+1)
 		fixed := jsonTokens(header) + itemTokens(item)
-		if len(blocks) > 0 {
+		if len(headers) > 0 {
 			fixed += sepTokens
 		}
 		left := limit - used - fixed
@@ -236,13 +235,25 @@ func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *Re
 			continue
 		}
 		used += n
-		blocks = append(blocks, header+excerpt)
+		headers = append(headers, header)
+		excerpts = append(excerpts, excerpt)
 		out.Items = append(out.Items, item)
 	}
-	out.Context = strings.Join(blocks, sep)
-	// Token counts of parts do not always add up to the whole (merges
-	// across a boundary): measure the whole reply, and drop from the end
-	// until it fits.
+	fit(out, limit, headers, excerpts)
+}
+
+// fit measures the whole reply and, since token counts of parts do not
+// always add up to the whole (merges across a boundary), cuts the last
+// excerpt shorter, or drops it, until the reply is within limit.
+func fit(out *RecallResult, limit int, headers, excerpts []string) {
+	join := func() {
+		blocks := make([]string, len(headers))
+		for i := range headers {
+			blocks[i] = headers[i] + excerpts[i]
+		}
+		out.Context = strings.Join(blocks, recallSep)
+	}
+	join()
 	for {
 		out.UsedTokens = 0
 		for range 4 { // the count includes its own digits
@@ -252,15 +263,26 @@ func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *Re
 			}
 			out.UsedTokens = n
 		}
-		if out.UsedTokens <= limit || len(blocks) == 0 {
+		if out.UsedTokens <= limit || len(headers) == 0 {
 			return
 		}
-		blocks = blocks[:len(blocks)-1]
-		out.Items = out.Items[:len(out.Items)-1]
+		last := len(headers) - 1
+		if n := jsonTokens(excerpts[last]) - (out.UsedTokens - limit) - 2; n >= 20 {
+			if shorter := truncateJSON(excerpts[last], n); shorter != "" && shorter != excerpts[last] {
+				excerpts[last] = shorter
+				join()
+				continue
+			}
+		}
+		headers, excerpts = headers[:last], excerpts[:last]
+		out.Items = out.Items[:last]
 		out.Left++
-		out.Context = strings.Join(blocks, sep)
+		join()
 	}
 }
+
+// recallSep separates the context's blocks.
+const recallSep = "\n\n"
 
 // replyTokens is the size of the reply as the tool sends it: json.Marshal,
 // as mcptools encodes every result.
