@@ -10,8 +10,10 @@
 // 127.0.0.1, in this process) over a copy of sample-vault/, called by the
 // mcp-go client with one owner token holding every toolset. Before the
 // reads it captures three thoughts (treaisure) and puts four facts in a
-// bank (hindsight), since the sample vault holds none; the calls and their
-// arguments are fixed, so two runs on the same code give the same table.
+// bank (hindsight), since the sample vault holds none. It waits for every
+// note's vectors first; the calls and their arguments are fixed, so two
+// runs on the same code give the same table (give or take a token where
+// a reply carries a time or a commit).
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/search"
@@ -80,6 +83,12 @@ func main() {
 	v, err := vault.Open(dir, vault.Options{Exclusive: true})
 	must(err)
 	defer v.Close()
+	// Every note indexed and embedded first, so hybrid is hybrid and two
+	// runs agree.
+	ix, err := v.SearchIndex()
+	must(err)
+	v.WaitIndexed(time.Minute)
+	ix.WaitVectors(time.Minute)
 	tokens := mcptools.NewTokenStore(dir)
 	tok, _, err := tokens.Create(mcptools.TokenRecord{Principal: "owner", Scope: "write", Toolsets: mcptools.AllToolsets})
 	must(err)
