@@ -208,7 +208,7 @@ func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *Re
 			continue
 		}
 		body := string(ParseNote(cd.path, data).Body)
-		item := RecallItem{ID: e.ID, Path: cd.path, Title: e.Title, Class: classOf(cd.path), Why: cd.why, Via: cd.via, Score: RoundScore(cd.score)}
+		item := RecallItem{ID: e.ID, Path: cd.path, Title: e.Title, Class: classOf(cd.path), Why: cd.why, Via: cd.via, Score: roundScore(cd.score)}
 		header := fmt.Sprintf("## %s [%d]\n", e.Title, len(out.Items)+1)
 		fixed := jsonTokens(header) + itemTokens(item)
 		if len(headers) > 0 {
@@ -334,9 +334,9 @@ func withoutTitle(excerpt, title string) string {
 	return excerpt
 }
 
-// RoundScore keeps three significant digits of a score: enough to compare
+// roundScore keeps three significant digits of a score: enough to compare
 // hits, and 0.09090909090909091 cost an agent eleven tokens for nothing.
-func RoundScore(f float64) float64 {
+func roundScore(f float64) float64 {
 	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 3, 64), 64)
 	if err != nil {
 		return f
