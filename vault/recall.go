@@ -224,7 +224,8 @@ func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *Re
 		if cd.why == "linked" || cd.why == "memory" {
 			share = max((limit-used)/4, 80)
 		}
-		excerpt := truncateJSON(withoutTitle(excerptFor(ix, body, topic, cd.chunk), e.Title), min(left, share))
+		excerpt := truncateJSON(withoutTitle(excerptFor(ix, body, topic, cd.chunk), e.Title), min(left, share)-3)
+		excerpt = mendCut(excerpt)
 		if excerpt == "" {
 			out.Left++
 			continue
@@ -268,7 +269,7 @@ func fit(out *RecallResult, limit int, headers, excerpts []string) {
 		}
 		last := len(headers) - 1
 		if n := jsonTokens(excerpts[last]) - (out.UsedTokens - limit) - 2; n >= 20 {
-			if shorter := truncateJSON(excerpts[last], n); shorter != "" && shorter != excerpts[last] {
+			if shorter := mendCut(truncateJSON(excerpts[last], n-3)); shorter != "" && shorter != excerpts[last] {
 				excerpts[last] = shorter
 				join()
 				continue
@@ -322,6 +323,52 @@ func truncateJSON(s string, max int) string {
 		target -= n - max
 	}
 	return ""
+}
+
+// mendCut keeps an excerpt cut short from ending in half a link, half a
+// code span or inside a code block: a `[[…`, `[…` or `[…](…` left open
+// on its last line is dropped with what follows it, so is an unpaired
+// backtick, and a fenced block left open is closed.
+func mendCut(excerpt string) string {
+	if !strings.HasSuffix(excerpt, "…") {
+		return excerpt
+	}
+	lineStart := strings.LastIndexByte(excerpt, '\n') + 1
+	last := excerpt[lineStart:]
+	cut := len(last)
+	if i := strings.LastIndex(last, "[["); i >= 0 && !strings.Contains(last[i:], "]]") {
+		cut = min(cut, i)
+	}
+	if i := strings.LastIndexByte(last, '['); i >= 0 && !strings.Contains(last[i:], "]") {
+		cut = min(cut, i)
+	}
+	if j := strings.LastIndex(last, "]("); j >= 0 && !strings.Contains(last[j:], ")") {
+		if i := strings.LastIndexByte(last[:j], '['); i >= 0 {
+			cut = min(cut, i)
+		}
+	}
+	if strings.Count(last[:cut], "`")%2 == 1 && !strings.HasPrefix(strings.TrimLeft(last, " "), "```") {
+		cut = strings.LastIndexByte(last[:cut], '`')
+	}
+	if cut < len(last) {
+		if cut > 0 && last[cut-1] == '!' {
+			cut-- // an embed
+		}
+		excerpt = strings.TrimRight(excerpt[:lineStart+cut], " \n") + "…"
+	}
+	fences := 0
+	for _, l := range strings.Split(excerpt, "\n") {
+		if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fences++
+		}
+	}
+	if fences%2 == 1 {
+		excerpt += "\n```"
+	}
+	if excerpt == "…" {
+		return ""
+	}
+	return excerpt
 }
 
 // withoutTitle drops the note's own `# Title` line from the start of an

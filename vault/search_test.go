@@ -270,6 +270,9 @@ func TestRecallKeepsTheBudget(t *testing.T) {
 		}
 		// Nothing is said twice: no excerpt outside the context, and a
 		// note's own `# Title` line is not repeated under its heading.
+		if strings.Count(r.Context, "[[") != strings.Count(r.Context, "]]") || strings.Count(r.Context, "```")%2 != 0 {
+			t.Errorf("budget %d: an excerpt cut in half a link or code block:\n%s", budget, r.Context)
+		}
 		if strings.Contains(string(reply), `"excerpt"`) {
 			t.Errorf("budget %d: items repeat the excerpts:\n%s", budget, reply)
 		}
@@ -418,5 +421,24 @@ func TestSequenceContextAfterRestart(t *testing.T) {
 	}
 	if r := searchT(t, v2, owner, SearchArgs{Query: "baguettes", Mode: "lexical"}); len(r.Results) != 2 {
 		t.Errorf("the new words should find both turns: %v", resultPaths(r))
+	}
+}
+
+// A recall excerpt cut short never ends in half a link or code.
+func TestMendCut(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"whole text", "whole text"},
+		{"see [[Decision CDN…", "see…"},
+		{"see ![[Diagram of…", "see…"},
+		{"read [the notes](https://exa…", "read…"},
+		{"read [the no…", "read…"},
+		{"- [ ] a task and…", "- [ ] a task and…"},
+		{"run `make roll…", "run…"},
+		{"Steps:\n\n```bash\nmake rollback…", "Steps:\n\n```bash\nmake rollback…\n```"},
+		{"[[Half…", ""},
+	} {
+		if got := mendCut(c.in); got != c.want {
+			t.Errorf("mendCut(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
