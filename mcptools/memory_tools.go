@@ -13,7 +13,7 @@ func memoryTools() []*Tool {
 	return []*Tool{
 		{
 			Name: "start_session", Toolset: ToolsetGateway, Title: "Start a session", ReadOnly: true, Idempotent: true,
-			Description: "Call first. In one answer: the user's profile (always), the projects you can reach, and with `project`: a compact index of it (note count, top-level folders), its pinned notes, knownValues (tags, types and categories in use, with counts), and the delta since your last visit (notes added, changed, renamed, deleted, or in a sync conflict with the other version in conflictCopy, each with who, how and when; a short summary on a first visit). Its only effect is moving your last-visit mark.",
+			Description: "Call first. In one answer: the user's profile (always: its observations, and the rest of the note as content), the projects you can reach, and with `project`: a compact index of it (note count, top-level folders), its pinned notes, knownValues (tags, types and categories in use, with counts), and the delta since your last visit (notes added, changed, renamed, deleted, or in a sync conflict with the other version in conflictCopy, each with who, how and when; a short summary on a first visit). Its only effect is moving your last-visit mark.",
 			Schema: `{"type":"object","properties":{
 "project":{"type":"string","description":"Project handle from get_my_projects (optional)."}},
 "additionalProperties":false}`,

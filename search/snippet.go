@@ -192,8 +192,9 @@ func (ix *Index) MatchesIn(text, query string) bool {
 	return ix.FirstMatch(text, query) >= 0
 }
 
-// excerpt renders body[start:end], widened to whole words, on one line,
-// with the spans in bold and an ellipsis where it cuts.
+// excerpt renders body[start:end], widened to whole words and to whole
+// links and code spans, on one line, with the spans that may be marked in
+// bold and an ellipsis where it cuts (snippetmd.go says what stays whole).
 func excerpt(body string, start, end int, spans []span) string {
 	for start > 0 && !utf8.RuneStart(body[start]) {
 		start--
@@ -209,22 +210,40 @@ func excerpt(body string, start, end int, spans []span) string {
 			end = start + i
 		}
 	}
+	fs := fences(body, start, end)
+	rs := mdRegions(body, start, end, fs)
+	start, end = widen(start, end, rs)
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
 	}
 	pos := start
-	for _, s := range spans {
-		if s.start < pos || s.end > end {
+	// text writes body[pos:upTo] with its markable spans in bold.
+	text := func(upTo int) {
+		for _, s := range spans {
+			if s.start < pos || s.end > upTo || !markable(s, rs, fs) {
+				continue
+			}
+			b.WriteString(body[pos:s.start])
+			b.WriteString("**")
+			b.WriteString(body[s.start:s.end])
+			b.WriteString("**")
+			pos = s.end
+		}
+		b.WriteString(body[pos:upTo])
+		pos = upTo
+	}
+	for _, f := range fs {
+		if f.end <= pos || f.start >= end {
 			continue
 		}
-		b.WriteString(body[pos:s.start])
-		b.WriteString("**")
-		b.WriteString(body[s.start:s.end])
-		b.WriteString("**")
-		pos = s.end
+		text(max(pos, f.start))
+		if cs, ce := max(pos, f.innerStart), min(end, f.innerEnd); cs < ce {
+			b.WriteString(" " + inlineCode(body[cs:ce]) + " ")
+		}
+		pos = min(end, f.end)
 	}
-	b.WriteString(body[pos:end])
+	text(end)
 	if end < len(body) {
 		b.WriteString("…")
 	}

@@ -215,7 +215,7 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 	// By its own context (a lexical rank), not only by the share of its
 	// neighbour's score that any reply gets.
 	ownContext := false
-	for _, h := range searchT(t, v, owner, SearchArgs{Query: "pastries", Mode: "lexical"}).Results {
+	for _, h := range searchT(t, v, owner, SearchArgs{Query: "pastries", Mode: "lexical", Explain: true}).Results {
 		ownContext = ownContext || h.Path == reply.Path && h.Lexical != nil
 	}
 	if !ownContext {
@@ -291,7 +291,7 @@ func TestRebuildRepairsADamagedIndex(t *testing.T) {
 	if n := ix.VectorsPending(); n != 0 {
 		t.Errorf("the rebuild returned with %d notes waiting for vectors", n)
 	}
-	if r := searchT(t, v, owner, SearchArgs{Query: "which CDN provider did we choose"}); len(r.Results) == 0 || r.Results[0].Title != "Decision CDN provider" || r.Results[0].Semantic == nil {
+	if r := searchT(t, v, owner, SearchArgs{Query: "which CDN provider did we choose", Explain: true}); len(r.Results) == 0 || r.Results[0].Title != "Decision CDN provider" || r.Results[0].Semantic == nil {
 		t.Fatalf("hybrid search after the rebuild: %+v", r.Results)
 	}
 	n := v.NoteCount()

@@ -2,8 +2,11 @@ package vault
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/search"
@@ -15,31 +18,40 @@ const (
 	DefaultRecallBudget = 2000
 	MinRecallBudget     = 100
 	MaxRecallBudget     = 100000
+	// RecallOverhead is what a recall reply may take beyond budgetTokens:
+	// its fixed fields (budgetTokens, usedTokens, tokenizer, mode, left and
+	// the keys of context and items), at most 40 tokens whatever their
+	// values. Everything else (the context, the items, a notice) is paid
+	// from the budget.
+	RecallOverhead = 40
 )
 
-// RecallItem is one excerpt of a recalled context, with its source.
+// RecallItem is the source of one block of a recalled context: the block
+// headed `## Title [n]` comes from Items[n-1]. The excerpt itself is only
+// in the context: repeating it here doubled what an agent paid for.
 type RecallItem struct {
-	ID      string  `json:"id"`
-	Path    string  `json:"path"`
-	Title   string  `json:"title"`
-	Class   string  `json:"class"`
-	Why     string  `json:"why"` // match, linked, memory
-	Via     string  `json:"via,omitempty"`
-	Score   float64 `json:"score"`
-	Tokens  int     `json:"tokens"`
-	Excerpt string  `json:"excerpt"`
+	ID    string  `json:"id"`
+	Path  string  `json:"path"`
+	Title string  `json:"title"`
+	Class string  `json:"class"`
+	Why   string  `json:"why"` // match, linked, memory
+	Via   string  `json:"via,omitempty"`
+	Score float64 `json:"score"`
 }
 
-// RecallResult is a context block within a token budget.
+// RecallResult is a context block within a token budget. The budget
+// bounds the whole reply (this struct as JSON, which is what the tool
+// returns), not only the context; the topic is not echoed, so the part
+// that is not context or items stays small and fixed.
 type RecallResult struct {
-	Topic        string       `json:"topic"`
-	BudgetTokens int          `json:"budgetTokens"`
-	UsedTokens   int          `json:"usedTokens"`
-	Tokenizer    string       `json:"tokenizer"`
-	Mode         string       `json:"mode"`
-	Notice       string       `json:"notice,omitempty"`
-	Context      string       `json:"context"`
-	Items        []RecallItem `json:"items"`
+	BudgetTokens int `json:"budgetTokens"`
+	// UsedTokens is the size of the whole reply, this field included.
+	UsedTokens int          `json:"usedTokens"`
+	Tokenizer  string       `json:"tokenizer"`
+	Mode       string       `json:"mode"`
+	Notice     string       `json:"notice,omitempty"`
+	Context    string       `json:"context"`
+	Items      []RecallItem `json:"items"`
 	// Left are the candidates that did not fit the budget.
 	Left int `json:"left,omitempty"`
 }
@@ -171,19 +183,24 @@ func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, bud
 		add(&candidate{path: prof, why: "memory", score: score})
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
-	out := &RecallResult{Topic: topic, BudgetTokens: budget, Tokenizer: search.TokenizerName, Mode: string(res.Mode), Notice: res.Notice, Items: []RecallItem{}}
+	out := &RecallResult{BudgetTokens: budget, Tokenizer: search.TokenizerName, Mode: string(res.Mode), Notice: res.Notice, Items: []RecallItem{}}
 	v.pack(ix, topic, order, out)
 	return out, nil
 }
 
-// pack fills the budget in order of score: each item gets a block (title,
-// source, excerpt); an excerpt is cut to what is left, and an item that
-// would not fit even cut short is left out.
+// pack fills the budget in order of score: each item gets a block
+// (`## Title [n]`, then the excerpt) and its source in Items; an excerpt
+// is cut to what is left, and an item that would not fit even cut short is
+// left out. What is counted is the reply as JSON (escapes and all), so the
+// budget bounds what the agent is sent.
 func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *RecallResult) {
-	const sep = "\n\n"
-	sepTokens := search.Tokens(sep)
-	used := 0
-	var blocks []string
+	sepTokens := jsonTokens(recallSep)
+	// The whole reply stays within limit; the reply without items (its
+	// fixed fields, with room for usedTokens' and left's digits, and a
+	// notice) is counted from the start.
+	limit := out.BudgetTokens + RecallOverhead
+	used := replyTokens(out) + search.Tokens(`,"left":1000`) + 1
+	var headers, excerpts []string
 	for i, cd := range order {
 		e := v.entry(cd.path, false)
 		data, err := readFileNoFollow(v.abs(cd.path))
@@ -191,50 +208,187 @@ func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *Re
 			continue
 		}
 		body := string(ParseNote(cd.path, data).Body)
-		header := fmt.Sprintf("## %s\nsource: %s (id %s)\n", e.Title, cd.path, e.ID)
-		left := out.BudgetTokens - used - search.Tokens(header)
-		if len(blocks) > 0 {
-			left -= sepTokens
+		item := RecallItem{ID: e.ID, Path: cd.path, Title: e.Title, Class: classOf(cd.path), Why: cd.why, Via: cd.via, Score: roundScore(cd.score)}
+		header := fmt.Sprintf("## %s [%d]\n", e.Title, len(out.Items)+1)
+		fixed := jsonTokens(header) + itemTokens(item)
+		if len(headers) > 0 {
+			fixed += sepTokens
 		}
-		// The first items may take more room than later ones.
-		share := max((out.BudgetTokens-used)/2, 120)
-		if cd.why == "linked" || cd.why == "memory" {
-			share = max((out.BudgetTokens-used)/4, 80)
-		}
-		text := excerptFor(ix, body, topic, cd.chunk)
-		excerpt := search.Truncate(text, min(left, share))
+		left := limit - used - fixed
 		if left < 20 {
 			out.Left += len(order) - i
 			break
 		}
+		// The first items may take more room than later ones.
+		share := max((limit-used)/2, 120)
+		if cd.why == "linked" || cd.why == "memory" {
+			share = max((limit-used)/4, 80)
+		}
+		excerpt := truncateJSON(withoutTitle(excerptFor(ix, body, topic, cd.chunk), e.Title), min(left, share)-3)
+		excerpt = mendCut(excerpt)
 		if excerpt == "" {
 			out.Left++
 			continue
 		}
-		block := header + excerpt
-		n := search.Tokens(block)
-		if len(blocks) > 0 {
-			n += sepTokens
-		}
-		if used+n > out.BudgetTokens {
+		n := fixed + jsonTokens(excerpt)
+		if used+n > limit {
 			out.Left++
 			continue
 		}
 		used += n
-		blocks = append(blocks, block)
-		out.Items = append(out.Items, RecallItem{ID: e.ID, Path: cd.path, Title: e.Title, Class: classOf(cd.path), Why: cd.why, Via: cd.via, Score: cd.score, Tokens: search.Tokens(block), Excerpt: excerpt})
+		headers = append(headers, header)
+		excerpts = append(excerpts, excerpt)
+		out.Items = append(out.Items, item)
 	}
-	out.Context = strings.Join(blocks, sep)
-	// Token counts of parts do not always add up to the whole (merges
-	// across a boundary): measure the whole, and drop from the end until
-	// it fits.
-	for search.Tokens(out.Context) > out.BudgetTokens && len(blocks) > 0 {
-		blocks = blocks[:len(blocks)-1]
-		out.Items = out.Items[:len(out.Items)-1]
+	fit(out, limit, headers, excerpts)
+}
+
+// fit measures the whole reply and, since token counts of parts do not
+// always add up to the whole (merges across a boundary), cuts the last
+// excerpt shorter, or drops it, until the reply is within limit.
+func fit(out *RecallResult, limit int, headers, excerpts []string) {
+	join := func() {
+		blocks := make([]string, len(headers))
+		for i := range headers {
+			blocks[i] = headers[i] + excerpts[i]
+		}
+		out.Context = strings.Join(blocks, recallSep)
+	}
+	join()
+	for {
+		out.UsedTokens = 0
+		for range 4 { // the count includes its own digits
+			n := replyTokens(out)
+			if n == out.UsedTokens {
+				break
+			}
+			out.UsedTokens = n
+		}
+		if out.UsedTokens <= limit || len(headers) == 0 {
+			return
+		}
+		last := len(headers) - 1
+		if n := jsonTokens(excerpts[last]) - (out.UsedTokens - limit) - 2; n >= 20 {
+			if shorter := mendCut(truncateJSON(excerpts[last], n-3)); shorter != "" && shorter != excerpts[last] {
+				excerpts[last] = shorter
+				join()
+				continue
+			}
+		}
+		headers, excerpts = headers[:last], excerpts[:last]
+		out.Items = out.Items[:last]
 		out.Left++
-		out.Context = strings.Join(blocks, sep)
+		join()
 	}
-	out.UsedTokens = search.Tokens(out.Context)
+}
+
+// recallSep separates the context's blocks.
+const recallSep = "\n\n"
+
+// replyTokens is the size of the reply as the tool sends it: json.Marshal,
+// as mcptools encodes every result.
+func replyTokens(out *RecallResult) int {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return math.MaxInt
+	}
+	return search.Tokens(string(b))
+}
+
+// jsonTokens is about what s costs inside a JSON string (its escapes
+// included, its quotes not).
+func jsonTokens(s string) int {
+	b, _ := json.Marshal(s)
+	return search.Tokens(string(b[1 : len(b)-1]))
+}
+
+// itemTokens is what an item costs in the items list (with its comma).
+func itemTokens(it RecallItem) int {
+	b, _ := json.Marshal(it)
+	return search.Tokens(string(b)) + 1
+}
+
+// truncateJSON is the longest prefix of s, cut at a word as
+// search.Truncate cuts, that costs at most max tokens inside a JSON
+// string: escaped newlines and quotes make it a little dearer than the
+// text alone.
+func truncateJSON(s string, max int) string {
+	target := max
+	for target > 0 {
+		t := search.Truncate(s, target)
+		n := jsonTokens(t)
+		if n <= max {
+			return t
+		}
+		target -= n - max
+	}
+	return ""
+}
+
+// mendCut keeps an excerpt cut short from ending in half a link, half a
+// code span or inside a code block: a `[[…`, `[…` or `[…](…` left open
+// on its last line is dropped with what follows it, so is an unpaired
+// backtick, and a fenced block left open is closed.
+func mendCut(excerpt string) string {
+	if !strings.HasSuffix(excerpt, "…") {
+		return excerpt
+	}
+	lineStart := strings.LastIndexByte(excerpt, '\n') + 1
+	last := excerpt[lineStart:]
+	cut := len(last)
+	if i := strings.LastIndex(last, "[["); i >= 0 && !strings.Contains(last[i:], "]]") {
+		cut = min(cut, i)
+	}
+	if i := strings.LastIndexByte(last, '['); i >= 0 && !strings.Contains(last[i:], "]") {
+		cut = min(cut, i)
+	}
+	if j := strings.LastIndex(last, "]("); j >= 0 && !strings.Contains(last[j:], ")") {
+		if i := strings.LastIndexByte(last[:j], '['); i >= 0 {
+			cut = min(cut, i)
+		}
+	}
+	if strings.Count(last[:cut], "`")%2 == 1 && !strings.HasPrefix(strings.TrimLeft(last, " "), "```") {
+		cut = strings.LastIndexByte(last[:cut], '`')
+	}
+	if cut < len(last) {
+		if cut > 0 && last[cut-1] == '!' {
+			cut-- // an embed
+		}
+		excerpt = strings.TrimRight(excerpt[:lineStart+cut], " \n") + "…"
+	}
+	fences := 0
+	for _, l := range strings.Split(excerpt, "\n") {
+		if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fences++
+		}
+	}
+	if fences%2 == 1 {
+		excerpt += "\n```"
+	}
+	if excerpt == "…" {
+		return ""
+	}
+	return excerpt
+}
+
+// withoutTitle drops the note's own `# Title` line from the start of an
+// excerpt: the block's heading already says it.
+func withoutTitle(excerpt, title string) string {
+	first, rest, _ := strings.Cut(excerpt, "\n")
+	if strings.TrimSpace(strings.TrimPrefix(first, "#")) == title && strings.HasPrefix(first, "# ") {
+		return strings.TrimSpace(rest)
+	}
+	return excerpt
+}
+
+// roundScore keeps three significant digits of a score: enough to compare
+// hits, and 0.09090909090909091 cost an agent eleven tokens for nothing.
+func roundScore(f float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 3, 64), 64)
+	if err != nil {
+		return f
+	}
+	return r
 }
 
 // excerptFor is the part of a body worth showing for topic: from the

@@ -25,6 +25,9 @@ type SearchArgs struct {
 	Path    string // a folder (relative to the project's when project is set)
 	After   string // a date or time: notes dated on or after it
 	Before  string // notes dated before it
+	// Explain adds each list's rank (lexical, semantic) to every hit: for
+	// a person tuning search, not for an agent, who pays for them.
+	Explain bool
 }
 
 // SearchHit is one result: a snippet, never the whole note.
@@ -34,10 +37,10 @@ type SearchHit struct {
 	Title    string       `json:"title"`
 	Class    string       `json:"class"`
 	Project  string       `json:"project,omitempty"`
-	Score    float64      `json:"score"`
+	Score    float64      `json:"score"` // the fused score, 3 significant digits
 	Snippet  string       `json:"snippet"`
-	Lexical  *search.Rank `json:"lexical,omitempty"`
-	Semantic *search.Rank `json:"semantic,omitempty"`
+	Lexical  *search.Rank `json:"lexical,omitempty"`  // with Explain only
+	Semantic *search.Rank `json:"semantic,omitempty"` // with Explain only
 	// Via is the hit next to this one in a sequence (a conversation's
 	// previous or next turn) that passed it part of its score.
 	Via string `json:"via,omitempty"`
@@ -163,7 +166,7 @@ func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResu
 		out.Notice = notice + "; ran lexically" // a broken embedder setting
 	}
 	for _, h := range res.Hits {
-		sh, ok := v.hitView(c, ix, h, a.Query)
+		sh, ok := v.hitView(c, ix, h, a.Query, a.Explain)
 		if ok {
 			out.Results = append(out.Results, sh)
 		}
@@ -174,7 +177,7 @@ func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResu
 // hitView fills in a hit from the catalog and the file. A hit whose note
 // is gone, or that c may not read after all, is dropped (it cannot have
 // been counted anywhere).
-func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string) (SearchHit, bool) {
+func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string, explain bool) (SearchHit, bool) {
 	if v.roleAt(c, h.Path) < RoleRead {
 		return SearchHit{}, false
 	}
@@ -183,8 +186,11 @@ func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string) 
 		return SearchHit{}, false
 	}
 	_, project, _ := v.scopeOf(h.Path)
-	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: h.Score, Semantic: h.Semantic, Via: h.Via}
-	if h.Lexical != nil {
+	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: roundScore(h.Score), Via: h.Via}
+	if explain {
+		sh.Semantic = h.Semantic
+	}
+	if explain && h.Lexical != nil {
 		// The rank only: a BM25 score depends on term statistics over the
 		// whole vault, notes the caller may not read included.
 		sh.Lexical = &search.Rank{Rank: h.Lexical.Rank}

@@ -2,10 +2,13 @@ package vault
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,8 +55,21 @@ func TestSearchSampleVault(t *testing.T) {
 	if top.Title != "Decision CDN provider" || top.ID == "" || top.Class != ClassUserDoc || top.Project != "acme/platform" {
 		t.Errorf("top hit: %+v", top)
 	}
-	if !strings.Contains(top.Snippet, "**CDN**") || top.Lexical == nil || top.Semantic == nil {
-		t.Errorf("hit must carry a Markdown snippet and both ranks: %+v", top)
+	if !strings.Contains(top.Snippet, "**CDN**") {
+		t.Errorf("hit must carry a Markdown snippet: %+v", top)
+	}
+	// Each list's rank only on request: an agent pays for every field.
+	for _, h := range r.Results {
+		if h.Lexical != nil || h.Semantic != nil {
+			t.Errorf("ranks without explain: %+v", h)
+		}
+		if b, _ := json.Marshal(h); strings.Contains(string(b), `"rank"`) || len(strconv.FormatFloat(h.Score, 'g', -1, 64)) > 8 {
+			t.Errorf("a hit says more than one short score: %s", b)
+		}
+	}
+	ex := searchT(t, v, owner, SearchArgs{Query: "which CDN provider did we choose", Explain: true})
+	if top := ex.Results[0]; top.Lexical == nil || top.Semantic == nil || top.Lexical.Rank != 1 {
+		t.Errorf("with explain, the top hit carries both ranks: %+v", top)
 	}
 	// French analysis: an accent-less query finds the accented title.
 	r = searchT(t, v, owner, SearchArgs{Query: "decision region hebergement", Mode: "lexical"})
@@ -254,15 +270,34 @@ func TestRecallKeepsTheBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := search.Tokens(r.Context); n > budget || n != r.UsedTokens {
-			t.Errorf("budget %d: context has %d tokens (reported %d)", budget, n, r.UsedTokens)
+		// The budget bounds the whole reply, as the tool sends it.
+		reply, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := search.Tokens(string(reply)); n > budget+RecallOverhead || n != r.UsedTokens {
+			t.Errorf("budget %d: the reply has %d tokens (reported %d)", budget, n, r.UsedTokens)
 		}
 		if len(r.Items) == 0 {
-			t.Errorf("budget %d: nothing recalled", budget)
+			t.Errorf("budget %d: nothing recalled: %+v", budget, r)
 		}
-		for _, it := range r.Items {
-			if it.ID == "" || it.Path == "" || it.Title == "" || !strings.Contains(r.Context, "source: "+it.Path) {
-				t.Errorf("budget %d: item without its source: %+v", budget, it)
+		for i, it := range r.Items {
+			head := fmt.Sprintf("## %s [%d]\n", it.Title, i+1)
+			if it.ID == "" || it.Path == "" || !strings.Contains(r.Context, head) {
+				t.Errorf("budget %d: item %d has no block headed %q: %+v", budget, i+1, head, it)
+			}
+		}
+		// Nothing is said twice: no excerpt outside the context, and a
+		// note's own `# Title` line is not repeated under its heading.
+		if strings.Count(r.Context, "[[") != strings.Count(r.Context, "]]") || strings.Count(r.Context, "```")%2 != 0 {
+			t.Errorf("budget %d: an excerpt cut in half a link or code block:\n%s", budget, r.Context)
+		}
+		if strings.Contains(string(reply), `"excerpt"`) {
+			t.Errorf("budget %d: items repeat the excerpts:\n%s", budget, reply)
+		}
+		for i, it := range r.Items {
+			if strings.Contains(r.Context, fmt.Sprintf("[%d]\n# %s\n", i+1, it.Title)) {
+				t.Errorf("budget %d: the title of %s is said twice", budget, it.Path)
 			}
 		}
 		if budget == 4000 {
@@ -277,6 +312,11 @@ func TestRecallKeepsTheBudget(t *testing.T) {
 				t.Errorf("first item %q", r.Items[0].Title)
 			}
 		}
+	}
+	// The overhead pays for the fixed fields at their largest.
+	fixed, _ := json.Marshal(RecallResult{BudgetTokens: MaxRecallBudget, UsedTokens: MaxRecallBudget + RecallOverhead, Tokenizer: search.TokenizerName, Mode: "semantic", Items: []RecallItem{}, Left: 9999})
+	if n := search.Tokens(string(fixed)); n > RecallOverhead {
+		t.Errorf("the fixed fields take %d tokens, more than RecallOverhead (%d): %s", n, RecallOverhead, fixed)
 	}
 	if _, err := v.Recall(context.Background(), owner, "x", "", 50); err == nil || !strings.Contains(err.Error(), "budgetTokens") {
 		t.Errorf("a budget below the minimum must be refused naming budgetTokens: %v", err)
@@ -400,5 +440,24 @@ func TestSequenceContextAfterRestart(t *testing.T) {
 	}
 	if r := searchT(t, v2, owner, SearchArgs{Query: "baguettes", Mode: "lexical"}); len(r.Results) != 2 {
 		t.Errorf("the new words should find both turns: %v", resultPaths(r))
+	}
+}
+
+// A recall excerpt cut short never ends in half a link or code.
+func TestMendCut(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"whole text", "whole text"},
+		{"see [[Decision CDN…", "see…"},
+		{"see ![[Diagram of…", "see…"},
+		{"read [the notes](https://exa…", "read…"},
+		{"read [the no…", "read…"},
+		{"- [ ] a task and…", "- [ ] a task and…"},
+		{"run `make roll…", "run…"},
+		{"Steps:\n\n```bash\nmake rollback…", "Steps:\n\n```bash\nmake rollback…\n```"},
+		{"[[Half…", ""},
+	} {
+		if got := mendCut(c.in); got != c.want {
+			t.Errorf("mendCut(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -21,7 +22,9 @@ type SessionStart struct {
 	Project   *ProjectSession `json:"project,omitempty"`
 }
 
-// ProfileView is the user's profile note.
+// ProfileView is the user's profile note: its observations, and the rest
+// of its body in Content (each observation is said once: listing them in
+// both doubled what an agent paid for the profile).
 type ProfileView struct {
 	ID           string        `json:"id"`
 	Path         string        `json:"path"`
@@ -145,7 +148,7 @@ func (v *Vault) profile(c Caller) *ProfileView {
 	}
 	n := ParseNote(p, data)
 	v.adoptID(n)
-	pv := &ProfileView{ID: n.ID, Path: p, Observations: ParseObservations(n.Body), Content: string(n.Body)}
+	pv := &ProfileView{ID: n.ID, Path: p, Observations: ParseObservations(n.Body), Content: withoutObservations(string(n.Body))}
 	if pv.Observations == nil {
 		pv.Observations = []Observation{}
 	}
@@ -154,6 +157,46 @@ func (v *Vault) profile(c Caller) *ProfileView {
 	}
 	return pv
 }
+
+// withoutObservations is a profile's body without the lines
+// ParseObservations reads (so every one is in exactly one of the two), a
+// heading left with nothing under it, or runs of blank lines.
+func withoutObservations(body string) string {
+	lines := strings.Split(body, "\n")
+	var kept []string
+	heading := -1    // index in kept of the current section's heading
+	removed := false // observations were taken from that section
+	content := false // something else is left in it
+	dropEmpty := func() {
+		if heading >= 0 && removed && !content {
+			kept = kept[:heading]
+		}
+	}
+	for _, l := range lines {
+		trimmed := strings.TrimRight(l, "\r")
+		switch {
+		case observationRE.MatchString(trimmed):
+			removed = true
+			continue
+		case atxHeadingRE.MatchString(trimmed):
+			dropEmpty()
+			heading, removed, content = len(kept), false, false
+		case strings.TrimSpace(trimmed) != "":
+			content = true
+		}
+		if strings.TrimSpace(trimmed) == "" && len(kept) > 0 && strings.TrimSpace(kept[len(kept)-1]) == "" {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	dropEmpty()
+	if out := strings.TrimSpace(strings.Join(kept, "\n")); out != "" {
+		return out + "\n"
+	}
+	return ""
+}
+
+var atxHeadingRE = regexp.MustCompile(`^ {0,3}#{1,6}(\s|$)`)
 
 // cut shortens s to at most n bytes at a rune boundary.
 func cut(s string, n int) string {

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,50 @@ func TestStartSessionProfileIndexAndDelta(t *testing.T) {
 	}
 	if _, err := v.StartSession(camille, "acme/platform"); err == nil {
 		t.Fatal("camille started a session on a project she cannot see")
+	}
+}
+
+// The profile's observations are listed once, in observations: content is
+// the rest of the note (nothing of it lost, no empty heading left behind).
+func TestStartSessionSaysEachObservationOnce(t *testing.T) {
+	v, _ := sampleVault(t)
+	if _, err := v.RememberAboutUser(owner, "tools", "Uses the terminal for git"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := v.StartSession(owner, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv := s.Profile
+	if pv == nil || len(pv.Observations) < 9 {
+		t.Fatalf("profile: %+v", pv)
+	}
+	reply, _ := json.Marshal(s)
+	for _, o := range pv.Observations {
+		if n := strings.Count(string(reply), o.Text); n != 1 {
+			t.Errorf("%q is in the reply %d times", o.Text, n)
+		}
+	}
+	for _, want := range []string{"# Profile", "## About", "Jordan leads the Beacon launch", "## Notes for agents", "list decisions and action items"} {
+		if !strings.Contains(pv.Content, want) {
+			t.Errorf("content lost %q:\n%s", want, pv.Content)
+		}
+	}
+	if strings.Contains(pv.Content, "## Observations") || strings.Contains(pv.Content, "\n\n\n") {
+		t.Errorf("content keeps an empty heading or blank runs:\n%s", pv.Content)
+	}
+}
+
+func TestWithoutObservations(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"- [work] Ships on Fridays (2026-10-01)\n", ""},
+		{"# P\n\n## Observations\n\n- [a] one (2026-01-01)\n- [b] two\n\n## Notes\n\nKeep me.\n", "# P\n\n## Notes\n\nKeep me.\n"},
+		{"## Mixed\n\nIntro.\n\n- [a] one\n\nAfter.\n", "## Mixed\n\nIntro.\n\nAfter.\n"},
+		{"#tag line\n- [a] one\n", "#tag line\n"},
+	} {
+		if got := withoutObservations(c.in); got != c.want {
+			t.Errorf("withoutObservations(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

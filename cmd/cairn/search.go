@@ -77,6 +77,7 @@ func searchCmd() *cobra.Command {
 	c.Flags().StringSliceVar(&a.Tags, "tag", nil, "only notes with this tag (repeat for several)")
 	c.Flags().StringVar(&a.Type, "type", "", "only notes of this type")
 	c.Flags().StringVar(&a.Path, "path", "", "only notes under this folder")
+	c.Flags().BoolVar(&a.Explain, "explain", false, "with --json: each hit's rank in each list (lexical, semantic)")
 	c.Flags().StringVar(&a.After, "after", "", "only notes dated on or after this date")
 	c.Flags().StringVar(&a.Before, "before", "", "only notes dated before this date")
 	c.Flags().BoolVar(&asJS, "json", false, "print the results as JSON (as the search tool returns them)")
