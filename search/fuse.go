@@ -8,7 +8,11 @@ import (
 // fuse merges the lists into one ranking by weighted Reciprocal Rank
 // Fusion: a hit scores 1/(RRFK + rank) from the lexical list and
 // semW/(RRFK + rank) from the semantic list (semanticWeight; 1 when the
-// semantic list runs alone). Then come the sequence neighbours and the
+// semantic list runs alone). Hits a list scores alike share a rank, the
+// best of their group (1, 1, 1, 4…): a list that cannot tell them apart
+// (a dozen notes matching one common word, BM25 scores equal to the last
+// bit) leaves their order to the other list, not to the order its index
+// happened to return them in. Then come the sequence neighbours and the
 // boosts for names and dates. The caller holds ix.mu (read).
 func (ix *Index) fuse(lex []lexHit, sem []semHit, semW float64, names map[string]bool, q Query, mode Mode) []Hit {
 	byPath := map[string]*Hit{}
@@ -25,17 +29,24 @@ func (ix *Index) fuse(lex []lexHit, sem []semHit, semW float64, names map[string
 	if mode == Semantic {
 		semW = 1
 	}
+	rank := 0
 	for i, l := range lex {
+		if i == 0 || l.Score != lex[i-1].Score {
+			rank = i + 1
+		}
 		h := get(l.Path)
-		h.Lexical = &Rank{Rank: i + 1, Score: l.Score}
-		h.Score += 1 / (RRFK + float64(i+1))
+		h.Lexical = &Rank{Rank: rank, Score: l.Score}
+		h.Score += 1 / (RRFK + float64(rank))
 	}
 	for i, s := range sem {
+		if i == 0 || s.Sim != sem[i-1].Sim {
+			rank = i + 1
+		}
 		h := get(s.Path)
-		h.Semantic = &Rank{Rank: i + 1, Score: s.Sim}
+		h.Semantic = &Rank{Rank: rank, Score: s.Sim}
 		c := s.Chunk
 		h.Chunk = &c
-		h.Score += semW / (RRFK + float64(i+1))
+		h.Score += semW / (RRFK + float64(rank))
 	}
 	ix.shareWithNeighbours(order, get, q.Filter)
 	ix.boost(order, names, q.Text)

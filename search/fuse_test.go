@@ -40,7 +40,9 @@ func office() []*Doc {
 		_ = i
 	}
 	docs = append(docs,
-		&Doc{Path: "o/cat.md", Title: "Whiskers", Scope: "s", Body: "The cat sleeps on the mat all afternoon. Everyone likes the kitten; it purrs."},
+		// Written like the dozen others, so that lexical search scores the
+		// word they share ("office") alike in all thirteen.
+		&Doc{Path: "o/cat.md", Title: "Whiskers", Scope: "s", Body: "Notes on the sleeping cat for the office. We choose what to do about the sleeping cat at the monthly meeting."},
 		&Doc{Path: "o/vendor.md", Title: "Qorvandix contract", Scope: "s", Body: "Qorvandix invoices go to accounts payable within thirty days."},
 	)
 	return versioned(docs)
@@ -128,13 +130,14 @@ func TestFlatSemanticCannotMoveAStrongLexicalTop(t *testing.T) {
 }
 
 // A semantic list whose top stands out wins over a lexical list that
-// ranks a dozen notes alike on one common word.
+// ranks a dozen notes alike on one common word ("office", in every note):
+// the lexical ties share a rank, and the semantic list orders them.
 func TestStandingOutSemanticBeatsFlatLexical(t *testing.T) {
 	ix := openOffice(t)
 	q := "a sleepy feline in the office"
 	lex, hyb := search(t, ix, q, Lexical), search(t, ix, q, Hybrid)
-	if i := slices.Index(paths(lex), "o/cat.md"); i >= 0 && i < 10 {
-		t.Fatalf("lexical must not find the cat note among its first: %v", paths(lex))
+	if len(lex.Hits) < 13 || lex.Hits[0].Lexical.Rank != 1 || lex.Hits[12].Lexical.Rank != 1 {
+		t.Fatalf("lexical must rank the thirteen office notes alike: %+v", lex.Hits)
 	}
 	if hyb.Hits[0].Path != "o/cat.md" || hyb.SemanticWeight <= 1 {
 		t.Errorf("hybrid: %v with semantic weight %v; want o/cat.md first, a weight above lexical's", paths(hyb), hyb.SemanticWeight)

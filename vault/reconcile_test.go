@@ -125,7 +125,7 @@ func edit(t *testing.T, v *Vault, path, body string) {
 func lexicalHits(t *testing.T, v *Vault, q string) []string {
 	t.Helper()
 	var out []string
-	for _, h := range searchT(t, v, owner, SearchArgs{Query: q, Mode: "lexical", Limit: 50}).Results {
+	for _, h := range searchT(t, v, owner, SearchArgs{Query: q, Mode: "lexical", Limit: 50, Explain: true}).Results {
 		if h.Lexical != nil {
 			out = append(out, h.Path)
 		}

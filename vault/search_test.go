@@ -87,7 +87,7 @@ func TestSearchReadmeExample(t *testing.T) {
 	v, _ := sampleVault(t)
 	waitVectors(t, v)
 	for _, mode := range []string{"", "lexical"} {
-		r := searchT(t, v, owner, SearchArgs{Query: "which CDN did we choose", Mode: mode})
+		r := searchT(t, v, owner, SearchArgs{Query: "which CDN did we choose", Mode: mode, Explain: true})
 		if len(r.Results) == 0 || r.Results[0].Title != "Decision CDN provider" {
 			t.Errorf("mode %q: got %v, want Decision CDN provider first", mode, resultPaths(r))
 		}
