@@ -180,19 +180,7 @@ func foldLatin(dst, w []byte, it *norm.Iter) []byte {
 			dst = append(dst, seg...)
 			continue
 		}
-		d := norm.NFD.Append(dec[:0], seg...)
-		for i := 0; i < len(d); {
-			r, size := utf8.DecodeRune(d[i:])
-			switch s, special := foldSpecial[r]; {
-			case r < utf8.RuneSelf:
-				dst = append(dst, byte(r))
-			case special:
-				dst = append(dst, s...)
-			case !unicode.Is(unicode.Mn, r):
-				dst = append(dst, d[i:i+size]...)
-			}
-			i += size
-		}
+		dst = appendUnmarked(dst, norm.NFD.Append(dec[:0], seg...))
 	}
 	return dst
 }

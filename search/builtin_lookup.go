@@ -76,19 +76,25 @@ func (t *wordTable) lookupStem(w []byte, s *tokenState) (int32, bool) {
 func foldAccents(dst, w []byte, it *norm.Iter) []byte {
 	it.Init(norm.NFD, w)
 	for !it.Done() {
-		seg := it.Next()
-		for i := 0; i < len(seg); {
-			r, size := utf8.DecodeRune(seg[i:])
-			switch s, special := foldSpecial[r]; {
-			case r < utf8.RuneSelf:
-				dst = append(dst, byte(r))
-			case special:
-				dst = append(dst, s...)
-			case !unicode.Is(unicode.Mn, r):
-				dst = append(dst, seg[i:i+size]...)
-			}
-			i += size
+		dst = appendUnmarked(dst, it.Next())
+	}
+	return dst
+}
+
+// appendUnmarked appends a decomposed (NFD) segment to dst without its
+// combining marks, the letters foldSpecial names spelt out.
+func appendUnmarked(dst, seg []byte) []byte {
+	for i := 0; i < len(seg); {
+		r, size := utf8.DecodeRune(seg[i:])
+		switch s, special := foldSpecial[r]; {
+		case r < utf8.RuneSelf:
+			dst = append(dst, byte(r))
+		case special:
+			dst = append(dst, s...)
+		case !unicode.Is(unicode.Mn, r):
+			dst = append(dst, seg[i:i+size]...)
 		}
+		i += size
 	}
 	return dst
 }
