@@ -143,37 +143,18 @@ func graphBuild(n int) {
 // title, half by path, so the rename rewrites half), then measures
 // get_note with links and rename_note.
 func renameBench(backlinks int) {
-	tmp, err := os.MkdirTemp("", "cairn-graphbench-")
-	must(err)
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "v")
-	must(os.MkdirAll(dir, 0o755))
-	gitRun(dir, "init", "-q", "-b", "main")
-	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
-	in, err := cmd.StdinPipe()
-	must(err)
-	must(cmd.Start())
-	w := bufio.NewWriter(in)
-	file := func(p, content string) {
-		fmt.Fprintf(w, "M 100644 inline \"%s\"\ndata %d\n%s\n", p, len(content), content)
-	}
-	fmt.Fprintf(w, "commit refs/heads/main\ncommitter b <b@x> 1700000000 +0000\ndata 5\nvault\n")
-	file(".gitignore", ".cairn/cache/\n.cairn/secrets/\n")
-	file(".cairn/config.yaml", "format: 1\n")
-	file(".cairn/access.yaml", "owner: owner\n")
-	file("s/"+vault.ProjectMarker, "handle: s\nname: S\n")
-	file("s/hub/Hub.md", "---\nid: "+vault.NewID()+"\n---\n# Hub\n\nThe note everyone links to.\n")
-	for i := 0; i < backlinks; i++ {
-		target := "[[Hub]]"
-		if i%2 == 1 {
-			target = "[[s/hub/Hub]]"
+	dir, cleanup := fastVault("cairn-graphbench-", func(file func(p, content string)) {
+		file("s/"+vault.ProjectMarker, "handle: s\nname: S\n")
+		file("s/hub/Hub.md", "---\nid: "+vault.NewID()+"\n---\n# Hub\n\nThe note everyone links to.\n")
+		for i := 0; i < backlinks; i++ {
+			target := "[[Hub]]"
+			if i%2 == 1 {
+				target = "[[s/hub/Hub]]"
+			}
+			file(fmt.Sprintf("s/f%02d/Source %04d.md", i%50, i), fmt.Sprintf("---\nid: %s\n---\n# Source %04d\n\nLinks to %s and more text.\n", vault.NewID(), i, target))
 		}
-		file(fmt.Sprintf("s/f%02d/Source %04d.md", i%50, i), fmt.Sprintf("---\nid: %s\n---\n# Source %04d\n\nLinks to %s and more text.\n", vault.NewID(), i, target))
-	}
-	w.Flush()
-	in.Close()
-	must(cmd.Wait())
-	gitRun(dir, "reset", "-q", "--hard", "main")
+	})
+	defer cleanup()
 	t0 := time.Now()
 	v, err := vault.Open(dir, vault.Options{Exclusive: true})
 	must(err)
@@ -194,7 +175,7 @@ func renameBench(backlinks int) {
 	var plain []time.Duration
 	for k := 0; k < 200; k++ {
 		t := time.Now()
-		_, err := v.GetNote(owner, fmt.Sprintf("Source %04d", k), true, "")
+		_, err := v.GetNote(owner, fmt.Sprintf("Source %04d", k%backlinks), true, "")
 		must(err)
 		plain = append(plain, time.Since(t))
 	}
@@ -214,6 +195,35 @@ func renameBench(backlinks int) {
 	fmt.Printf("| get_note detailed p50, the note with %d backlinks | %v |\n", backlinks, det[len(det)/2].Round(time.Microsecond))
 	fmt.Printf("| rename_note, %d backlinks by name and by path, all rewritten (%d notes) | %v |\n", backlinks, len(m.Rewritten), rename.Round(time.Millisecond))
 	fmt.Printf("| rename_note again with keepAlias (%d notes) | %v |\n", len(m2.Rewritten), renameAll.Round(time.Millisecond))
+}
+
+// fastVault writes a vault in one commit with git fast-import (fast for
+// tens of thousands of files): cairn's settings, then what write adds. It
+// returns the vault's folder and a function removing it.
+func fastVault(prefix string, write func(file func(p, content string))) (string, func()) {
+	tmp, err := os.MkdirTemp("", prefix)
+	must(err)
+	dir := filepath.Join(tmp, "v")
+	must(os.MkdirAll(dir, 0o755))
+	gitRun(dir, "init", "-q", "-b", "main")
+	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
+	in, err := cmd.StdinPipe()
+	must(err)
+	must(cmd.Start())
+	w := bufio.NewWriter(in)
+	file := func(p, content string) {
+		fmt.Fprintf(w, "M 100644 inline \"%s\"\ndata %d\n%s\n", p, len(content), content)
+	}
+	fmt.Fprintf(w, "commit refs/heads/main\ncommitter b <b@x> 1700000000 +0000\ndata 5\nvault\n")
+	file(".gitignore", ".cairn/cache/\n.cairn/secrets/\n")
+	file(".cairn/config.yaml", "format: 1\n")
+	file(".cairn/access.yaml", "owner: owner\n")
+	write(file)
+	must(w.Flush())
+	must(in.Close())
+	must(cmd.Wait())
+	gitRun(dir, "reset", "-q", "--hard", "main")
+	return dir, func() { os.RemoveAll(tmp) }
 }
 
 func gitRun(dir string, args ...string) {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -154,42 +151,22 @@ func hubBacklink(k int) (frontmatter, body string) {
 // it in every form (hubBacklink). It returns the vault's folder and a
 // function removing it.
 func writeMixedVault(n, backlinks int) (string, func()) {
-	tmp, err := os.MkdirTemp("", "cairn-graphbench-doctor-")
-	must(err)
-	dir := filepath.Join(tmp, "v")
-	must(os.MkdirAll(dir, 0o755))
-	gitRun(dir, "init", "-q", "-b", "main")
-	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
-	in, err := cmd.StdinPipe()
-	must(err)
-	must(cmd.Start())
-	w := bufio.NewWriter(in)
-	file := func(p, content string) {
-		fmt.Fprintf(w, "M 100644 inline \"%s\"\ndata %d\n%s\n", p, len(content), content)
-	}
-	fmt.Fprintf(w, "commit refs/heads/main\ncommitter b <b@x> 1700000000 +0000\ndata 5\nvault\n")
-	file(".gitignore", ".cairn/cache/\n.cairn/secrets/\n")
-	file(".cairn/config.yaml", "format: 1\n")
-	file(".cairn/access.yaml", "owner: owner\n")
-	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < n; i++ {
-		file(mixedPath(i), "---\nid: "+vault.NewID()+"\n---\n"+string(mixedBody(rng, i, n)))
-	}
-	for _, a := range mixedAttachments(n) {
-		file(a, "binary")
-	}
-	if backlinks > 0 {
-		file("hub/Hub note.md", "---\nid: "+vault.NewID()+"\n---\n# Hub note\n\nThe note everyone links to. ^top\n\n## Part\n\n### Detail\n")
-	}
-	for k := 0; k < backlinks; k++ {
-		fm, link := hubBacklink(k)
-		file(fmt.Sprintf("h%02d/Source %04d.md", k%50, k), fmt.Sprintf("---\nid: %s\n%s---\n# Source %04d\n\nSee %s, and more text.\n", vault.NewID(), fm, k, link))
-	}
-	w.Flush()
-	in.Close()
-	must(cmd.Wait())
-	gitRun(dir, "reset", "-q", "--hard", "main")
-	return dir, func() { os.RemoveAll(tmp) }
+	return fastVault("cairn-graphbench-doctor-", func(file func(p, content string)) {
+		rng := rand.New(rand.NewSource(1))
+		for i := 0; i < n; i++ {
+			file(mixedPath(i), "---\nid: "+vault.NewID()+"\n---\n"+string(mixedBody(rng, i, n)))
+		}
+		for _, a := range mixedAttachments(n) {
+			file(a, "binary")
+		}
+		if backlinks > 0 {
+			file("hub/Hub note.md", "---\nid: "+vault.NewID()+"\n---\n# Hub note\n\nThe note everyone links to. ^top\n\n## Part\n\n### Detail\n")
+		}
+		for k := 0; k < backlinks; k++ {
+			fm, link := hubBacklink(k)
+			file(fmt.Sprintf("h%02d/Source %04d.md", k%50, k), fmt.Sprintf("---\nid: %s\n%s---\n# Source %04d\n\nSee %s, and more text.\n", vault.NewID(), fm, k, link))
+		}
+	})
 }
 
 // doctorBench opens the mixed vault (with a hub of backlinks) cold, runs
