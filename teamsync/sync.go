@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
-	"gopkg.in/yaml.v3"
 )
 
 // Options for Sync.
@@ -532,93 +529,11 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 	return out, conflicts, err
 }
 
-// linkCopy adds a link to the copy beside the note to the note's
-// conflicts list (vault.ConflictsKey): its file name, with "./" in a
-// folder. The time stamp does not make the name unique: one sync may copy
-// Plan.md and a/Plan.md alike, and Obsidian reads a bare name that is also
-// a root file's path as that root file; "./" names the note's own folder
-// (docs/vault-format.md, "How a link resolves"). A note whose frontmatter
-// cannot be read, or whose conflicts key is not a list, is left as it is.
-func linkCopy(note []byte, copyPath string) ([]byte, bool) {
-	if !strings.HasSuffix(copyPath, ".md") {
-		return nil, false
-	}
-	n := vault.ParseNote("note.md", note)
-	if n.FrontmatterError() != nil {
-		return nil, false
-	}
-	var items []string
-	if k := n.KeyNode(vault.ConflictsKey); k != nil {
-		if k.Kind != yaml.SequenceNode {
-			return nil, false
-		}
-		for _, it := range k.Content {
-			items = append(items, it.Value)
-		}
-	}
-	name := strings.TrimSuffix(path.Base(copyPath), ".md")
-	if strings.Contains(copyPath, "/") {
-		name = "./" + name
-	}
-	items = append(items, "[["+name+"]]")
-	if n.SetList(vault.ConflictsKey, items) != nil {
-		return nil, false
-	}
-	return n.Render(), true
-}
-
 // accessMerges says whether the access file's versions can be merged
 // entry by entry (each one an access file).
 func accessMerges(base, ours, theirs []byte) bool {
 	_, _, err := vault.MergeAccess(base, ours, theirs)
 	return err == nil
-}
-
-// copyName is where the other side's version of p is kept:
-// "Name (conflict 2026-12-01 101500).md" beside it, "… 101500 2).md" for
-// the n-th (n > 1) copy of that second.
-func copyName(p, stamp string, n int) string {
-	ext := path.Ext(p)
-	if n > 1 {
-		stamp = fmt.Sprintf("%s %d", stamp, n)
-	}
-	return strings.TrimSuffix(p, ext) + " (conflict " + stamp + ")" + ext
-}
-
-// freeCopyName is the first copyName of p neither in the merged tree (a
-// copy an earlier sync made in the same second, on either side) nor
-// already given in this merge (taken), which it records.
-func freeCopyName(ctx context.Context, g git, tree, p, stamp string, taken map[string]bool) string {
-	for n := 1; ; n++ {
-		name := copyName(p, stamp, n)
-		if taken[name] || g.run(ctx, nil, "cat-file", "-e", tree+":"+name) == nil {
-			continue
-		}
-		taken[name] = true
-		return name
-	}
-}
-
-// conflictCopy is theirs as a note of its own: its id removed (the copy
-// gets one of its own; the original keeps the id, so links keep pointing
-// at it), and where it came from said in its frontmatter.
-func conflictCopy(theirs []byte, commit string) []byte {
-	n := vault.ParseNote("copy.md", theirs)
-	if n.FrontmatterError() != nil {
-		return theirs
-	}
-	id := ""
-	if n.IDSaved {
-		id = n.ID
-	}
-	if n.DeleteKey("id") != nil {
-		return theirs
-	}
-	if id != "" {
-		n.SetKey("conflict_of", vault.StrNode(id))
-	}
-	n.SetKey("conflict_from", vault.StrNode(commit))
-	return n.Render()
 }
 
 func short(h string) string {
@@ -645,104 +560,4 @@ func rejected(err error) bool {
 	return strings.Contains(s, "[rejected]") || strings.Contains(s, "non-fast-forward") || strings.Contains(s, "fetch first") ||
 		// Another push updating the branch at the same moment.
 		strings.Contains(s, "cannot lock ref") || strings.Contains(s, "failed to update ref")
-}
-
-// git runs the git command line in a vault.
-type git struct {
-	dir    string
-	env    []string
-	pre    []string // options before the command ("-c key=value")
-	detach bool     // in a session of its own (forRemote)
-}
-
-func gitIn(dir string) git { return git{dir: dir} }
-
-func (g git) cmd(ctx context.Context, env []string, stdin []byte, args ...string) *exec.Cmd {
-	all := append([]string(nil), g.pre...)
-	if g.dir != "" {
-		all = append(all, "-C", g.dir)
-	}
-	c := exec.CommandContext(ctx, "git", append(all, args...)...)
-	c.Env = append(append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), g.env...), env...)
-	if stdin != nil {
-		c.Stdin = bytes.NewReader(stdin)
-	}
-	if g.detach {
-		detach(c)
-	}
-	return c
-}
-
-// gitError is a git command that failed, with what it said.
-type gitError struct {
-	cmd    string
-	err    error
-	stderr string
-}
-
-func (e *gitError) Error() string {
-	// git's advice after every remote failure says nothing the RemoteError
-	// does not say better.
-	said := strings.TrimSpace(strings.Replace(e.stderr, "\n\nPlease make sure you have the correct access rights\nand the repository exists.", "", 1))
-	return redact(fmt.Sprintf("git %s: %v: %s", e.cmd, e.err, said))
-}
-
-func (e *gitError) Unwrap() error { return e.err }
-
-func (g git) outEnv(ctx context.Context, env []string, stdin []byte, args ...string) (string, error) {
-	c := g.cmd(ctx, env, stdin, args...)
-	var out, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &out, &stderr
-	if err := c.Run(); err != nil {
-		return out.String(), &gitError{cmd: args[0], err: err, stderr: strings.TrimSpace(stderr.String() + " " + out.String())}
-	}
-	return strings.TrimSpace(out.String()), nil
-}
-
-func (g git) out(ctx context.Context, args ...string) (string, error) {
-	return g.outEnv(ctx, nil, nil, args...)
-}
-
-func (g git) run(ctx context.Context, stdin []byte, args ...string) error {
-	_, err := g.outEnv(ctx, nil, stdin, args...)
-	return err
-}
-
-// outAllowing is out, accepting exit status ok as a success too.
-func (g git) outAllowing(ctx context.Context, ok int, args ...string) (string, error) {
-	c := g.cmd(ctx, nil, nil, args...)
-	var out, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &out, &stderr
-	err := c.Run()
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == ok) {
-		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out.String(), nil
-}
-
-func (g git) isAncestor(ctx context.Context, a, b string) bool {
-	return g.run(ctx, nil, "merge-base", "--is-ancestor", a, b) == nil
-}
-
-// blob is a file's content at a commit, and whether it is there.
-func (g git) blob(ctx context.Context, commit, p string) ([]byte, bool) {
-	if commit == "" {
-		return nil, false
-	}
-	c := g.cmd(ctx, nil, nil, "cat-file", "blob", commit+":"+p)
-	out, err := c.Output()
-	if err != nil {
-		return nil, false
-	}
-	return out, true
-}
-
-// stage writes content as a blob and puts it at p in the index g uses.
-func (g git) stage(ctx context.Context, p string, content []byte) error {
-	h, err := g.outEnv(ctx, nil, content, "hash-object", "-w", "--stdin")
-	if err != nil {
-		return err
-	}
-	return g.run(ctx, nil, "update-index", "--add", "--cacheinfo", "100644,"+h+","+p)
 }
