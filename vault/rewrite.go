@@ -135,10 +135,6 @@ func (e *edits) changes() []gitstore.Change {
 	return out
 }
 
-// pathTarget is how a path-form link to p is written: the vault path
-// without .md.
-func pathTarget(p string) string { return strings.TrimSuffix(p, ".md") }
-
 // retargetRef replaces the target of a typed link's value ("[[T#frag|label]]"
 // or a bare "T"), keeping its fragment and label.
 func retargetRef(value, newTarget string) string {
