@@ -51,10 +51,17 @@ func (ix *Index) fuse(lex []lexHit, sem []semHit, semW float64, names map[string
 	ix.shareWithNeighbours(order, get, q.Filter)
 	ix.boost(order, names, q.Text)
 	sort.SliceStable(order, func(i, j int) bool {
-		if order[i].Score != order[j].Score {
-			return order[i].Score > order[j].Score
+		a, b := order[i], order[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
 		}
-		return order[i].Path < order[j].Path
+		// A tie goes to the hit whose words match the query: a lexical
+		// rank against a semantic one alike (weight 1, the same rank; a
+		// note whose vector is still being made is in one list only).
+		if (a.Lexical != nil) != (b.Lexical != nil) {
+			return a.Lexical != nil
+		}
+		return a.Path < b.Path
 	})
 	out := make([]Hit, 0, min(q.Limit, len(order)))
 	for _, h := range order[:min(q.Limit, len(order))] {

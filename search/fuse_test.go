@@ -192,3 +192,19 @@ func TestHTTPEmbedderZeroVectorNoSemanticResult(t *testing.T) {
 		t.Errorf("a zero query vector: want no hits and a notice, got %v %q", paths(r), r.Notice)
 	}
 }
+
+// Scores tied after fusion go to the hit whose words match the query: a
+// note found by its words and another only by its vector, at the same
+// rank with the lists weighing alike (a new note whose vector is not made
+// yet is in the lexical list only), whatever their paths.
+func TestATieGoesToTheWordMatch(t *testing.T) {
+	ix := openOffice(t)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for _, c := range []struct{ lex, sem string }{{"o/b.md", "o/a.md"}, {"o/a.md", "o/b.md"}} {
+		got := ix.fuse([]lexHit{{Path: c.lex, Score: 1}}, []semHit{{Path: c.sem, Sim: 0.5}}, 1, nil, Query{Limit: 10}, Hybrid)
+		if len(got) != 2 || got[0].Path != c.lex || got[0].Score != got[1].Score {
+			t.Fatalf("lexical %s, semantic %s: %+v", c.lex, c.sem, got)
+		}
+	}
+}
