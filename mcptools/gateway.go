@@ -12,7 +12,7 @@ func gatewayTools() []*Tool {
 	return []*Tool{
 		{
 			Name: "whoami", Toolset: ToolsetGateway, Title: "Who am I", ReadOnly: true, Idempotent: true,
-			Description: "Who this token acts for: principal id, ceiling (read or write), project memberships with their access, toolsets, and engine capabilities (vector search, trash, revisions). Call it to know what you may do before trying.",
+			Description: "Who this token acts for: principal id, ceiling (read or write), project memberships with their access, toolsets, engine capabilities (vector search, trash, revisions) and the languages search understands (word matching: English and French; the builtin vectors: English; or the embedding model configured). Call it to know what you may do before trying.",
 			Schema:      `{"type":"object","properties":{},"additionalProperties":false}`,
 			Handle:      whoami,
 		},
@@ -113,6 +113,7 @@ func whoami(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 			"trash":     true,
 			"revisions": true,
 		},
+		"languages": e.Vault.Languages(),
 	}, nil
 }
 

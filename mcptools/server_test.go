@@ -176,10 +176,14 @@ func TestWriteToolsRoundTripOverHTTP(t *testing.T) {
 	var who struct {
 		Principal string
 		Ceiling   string
+		Languages vault.SearchLanguages
 	}
 	ok(t, c, "whoami", map[string]any{}, &who)
 	if who.Principal != "owner" || who.Ceiling != "write" {
 		t.Fatalf("whoami: %+v", who)
+	}
+	if l := who.Languages; fmt.Sprint(l.Lexical) != "[en fr]" || l.Vectors != "builtin" || fmt.Sprint(l.VectorLanguages) != "[en]" {
+		t.Fatalf("whoami languages: %+v", l)
 	}
 	var created vault.Written
 	ok(t, c, "create_note", map[string]any{"project": "acme/launch", "body": "# Over HTTP\n\nhello", "tags": []string{"e2e"}}, &created)

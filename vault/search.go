@@ -262,3 +262,33 @@ func (v *Vault) searchOn(ctx context.Context, ix *search.Index, q search.Query) 
 	}
 	return ix.Search(ctx, q)
 }
+
+// SearchLanguages says which languages search understands.
+type SearchLanguages struct {
+	// Lexical: the languages word matching analyses (stems, stop words,
+	// question words; accents are ignored in every language).
+	Lexical []string `json:"lexical"`
+	// Vectors is the semantic side: "builtin", "off", or the provider and
+	// model of an embedding server ("ollama:bge-m3").
+	Vectors string `json:"vectors"`
+	// VectorLanguages are the languages the builtin vectors know (their
+	// words are English); empty for a model, whose languages are its own.
+	VectorLanguages []string `json:"vectorLanguages,omitempty"`
+}
+
+// Languages says which languages search understands, for whoami: the
+// lexical analysers' and the vectors' (docs/search.md, "Languages").
+func (v *Vault) Languages() SearchLanguages {
+	out := SearchLanguages{Lexical: []string{"en", "fr"}, Vectors: "off"}
+	ch, err := ChooseEmbedder(v.root)
+	if err != nil || !v.SemanticSearch() {
+		return out
+	}
+	switch p := ch.Config.Provider; p {
+	case "", "builtin":
+		out.Vectors, out.VectorLanguages = "builtin", []string{"en"}
+	default:
+		out.Vectors = p + ":" + ch.Config.Model
+	}
+	return out
+}

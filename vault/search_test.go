@@ -461,3 +461,25 @@ func TestMendCut(t *testing.T) {
 		}
 	}
 }
+
+// whoami's languages follow the embedder settings: the builtin vectors
+// know English words; a model's languages are its own; none is off. Word
+// matching is English and French whatever the vectors.
+func TestLanguagesFollowTheEmbedder(t *testing.T) {
+	for _, c := range []struct{ local, vectors, vecLangs string }{
+		{"", "builtin", "[en]"},
+		{"embedder:\n  provider: ollama\n  url: http://127.0.0.1:11434\n  model: bge-m3\n", "ollama:bge-m3", "[]"},
+		{"embedder:\n  provider: none\n", "off", "[]"},
+	} {
+		v, dir := sampleVault(t)
+		if c.local != "" {
+			if err := os.WriteFile(filepath.Join(dir, LocalFile), []byte(c.local), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l := v.Languages()
+		if fmt.Sprint(l.Lexical) != "[en fr]" || l.Vectors != c.vectors || fmt.Sprint(l.VectorLanguages) != c.vecLangs {
+			t.Errorf("local.yaml %q: %+v, want vectors %s in %s", c.local, l, c.vectors, c.vecLangs)
+		}
+	}
+}
