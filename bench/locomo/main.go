@@ -223,6 +223,17 @@ func diaOf(p string) string {
 	return strings.Replace(base, "-", ":", 1)
 }
 
+// conversationProject makes a conversation's project folder (its marker
+// names it by the sample id) and returns it.
+func conversationProject(dir, id string) (string, error) {
+	proj := filepath.Join(dir, id)
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		return "", err
+	}
+	marker := fmt.Sprintf("handle: %s\nname: Conversation %s\n", id, id)
+	return proj, os.WriteFile(filepath.Join(proj, ".cairn-project.yaml"), []byte(marker), 0o644)
+}
+
 var sessionRe = regexp.MustCompile(`^session_(\d+)$`)
 
 // writeNotes writes every turn as a note: speaker, session and the
@@ -231,12 +242,8 @@ var sessionRe = regexp.MustCompile(`^session_(\d+)$`)
 func writeNotes(dir string, samples []sample) (int, error) {
 	n := 0
 	for _, s := range samples {
-		proj := filepath.Join(dir, s.ID)
-		if err := os.MkdirAll(proj, 0o755); err != nil {
-			return 0, err
-		}
-		marker := fmt.Sprintf("handle: %s\nname: Conversation %s\n", s.ID, s.ID)
-		if err := os.WriteFile(filepath.Join(proj, ".cairn-project.yaml"), []byte(marker), 0o644); err != nil {
+		proj, err := conversationProject(dir, s.ID)
+		if err != nil {
 			return 0, err
 		}
 		sessions, err := sessionsOf(s)

@@ -16,12 +16,8 @@ import (
 func writePlainNotes(dir string, samples []sample) (int, error) {
 	n := 0
 	for _, s := range samples {
-		proj := filepath.Join(dir, s.ID)
-		if err := os.MkdirAll(proj, 0o755); err != nil {
-			return 0, err
-		}
-		marker := fmt.Sprintf("handle: %s\nname: Conversation %s\n", s.ID, s.ID)
-		if err := os.WriteFile(filepath.Join(proj, ".cairn-project.yaml"), []byte(marker), 0o644); err != nil {
+		proj, err := conversationProject(dir, s.ID)
+		if err != nil {
 			return 0, err
 		}
 		sessions, err := sessionsOf(s)
