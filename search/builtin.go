@@ -231,6 +231,10 @@ func (e *builtinEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 	return out, nil
 }
 
+// Languages are the languages of the table's words: its vectors were
+// trained on English text.
+func (e *builtinEmbedder) Languages() []string { return []string{"en"} }
+
 // Coverage is the share of text's weight the table knows: each word
 // weighs its SIF weight (near 0 for "the" or "which", near 1 for a rare
 // word) and a word the table lacks weighs 1, as the rarest word would.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +28,25 @@ type Embedder interface {
 // not report it (an HTTP model) is taken to know every word.
 type CoverageReporter interface {
 	Coverage(text string) float64
+}
+
+// LanguageReporter is an Embedder that says which languages its vectors
+// read ("en"). A hybrid search plainly written in another language (by its
+// stop words) leaves the semantic list out: vectors that do not read a
+// language rank its questions by the few words it shares with theirs,
+// which makes word matching worse, never better. An embedder that does not
+// report it (an HTTP model) is taken to read every language.
+type LanguageReporter interface {
+	Languages() []string
+}
+
+// readsLanguage says whether e's vectors read lang ("" reads as yes).
+func readsLanguage(e Embedder, lang string) bool {
+	lr, ok := e.(LanguageReporter)
+	if !ok || lang == "" {
+		return true
+	}
+	return slices.Contains(lr.Languages(), lang)
 }
 
 // EmbedderConfig is an `embedder:` section: of the machine's own

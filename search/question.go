@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 
@@ -80,28 +81,7 @@ var frElided = map[string]bool{"l": true, "m": true, "t": true, "qu": true, "n":
 // Otherwise, or when nothing would be left, text is all content (each
 // field's analyser still drops its own language's stop words).
 func splitScaffolding(text string) (content, scaffolding string) {
-	enSet, frSet := scaffoldSets()
-	toks := unicodetok.NewUnicodeTokenizer().Tokenize([]byte(text))
-	isEN := make([]bool, len(toks))
-	isFR := make([]bool, len(toks))
-	var nEN, nFR int
-	var it norm.Iter
-	for i, t := range toks {
-		w := strings.ReplaceAll(string(foldLatin(nil, bytes.ToLower(t.Term), &it)), "’", "'")
-		isEN[i] = enSet[w] || enSet[strings.TrimSuffix(w, "'s")]
-		if pre, rest, ok := strings.Cut(w, "'"); ok && frElided[pre] {
-			w = rest
-		}
-		isFR[i] = frSet[w]
-		if isEN[i] {
-			nEN++
-		}
-		if isFR[i] {
-			nFR++
-		}
-	}
-	dropEN := nEN >= minScaffolding && nEN >= nFR
-	dropFR := nFR >= minScaffolding && nFR >= nEN
+	toks, isEN, isFR, dropEN, dropFR := scaffoldTokens(text)
 	if !dropEN && !dropFR {
 		return text, ""
 	}
@@ -119,4 +99,67 @@ func splitScaffolding(text string) (content, scaffolding string) {
 		return text, ""
 	}
 	return string(out), strings.Join(dropped, " ")
+}
+
+// scaffoldTokens tokenizes text and marks its English and French stop
+// words; dropEN and dropFR say which language text is written in (both
+// when it has as many of each), or neither when it has fewer than
+// minScaffolding stop words.
+func scaffoldTokens(text string) (toks analysis.TokenStream, isEN, isFR []bool, dropEN, dropFR bool) {
+	enSet, frSet := scaffoldSets()
+	toks = unicodetok.NewUnicodeTokenizer().Tokenize([]byte(text))
+	isEN = make([]bool, len(toks))
+	isFR = make([]bool, len(toks))
+	var nEN, nFR int
+	var it norm.Iter
+	for i, t := range toks {
+		w := strings.ReplaceAll(string(foldLatin(nil, bytes.ToLower(t.Term), &it)), "’", "'")
+		isEN[i] = enSet[w] || enSet[strings.TrimSuffix(w, "'s")]
+		if pre, rest, ok := strings.Cut(w, "'"); ok && frElided[pre] {
+			w = rest
+		}
+		isFR[i] = frSet[w]
+		if isEN[i] {
+			nEN++
+		}
+		if isFR[i] {
+			nFR++
+		}
+	}
+	dropEN = nEN >= minScaffolding && nEN >= nFR
+	dropFR = nFR >= minScaffolding && nFR >= nEN
+	return toks, isEN, isFR, dropEN, dropFR
+}
+
+// writtenIn is the language a question is plainly written in: by its stop
+// words, or, for keywords with no English stop word, French by its
+// accents ("fichiers compressés", "télétravail"). "" when it cannot tell
+// (a list of keywords, a name, as many stop words of each).
+func writtenIn(text string) string {
+	_, isEN, _, en, fr := scaffoldTokens(text)
+	switch {
+	case en && !fr:
+		return "en"
+	case fr && !en:
+		return "fr"
+	case !en && !fr && !slices.Contains(isEN, true) && strings.ContainsAny(text, frenchMarks):
+		return "fr"
+	}
+	return ""
+}
+
+// frenchMarks are the letters French writes and English does not, but
+// for a few borrowed words ("café", "naïve"; a question around them has
+// English stop words).
+const frenchMarks = "éèêëàâùûüôîïçœÉÈÊËÀÂÙÛÜÔÎÏÇŒ"
+
+// languageName names a language code for a notice.
+func languageName(code string) string {
+	switch code {
+	case "en":
+		return "English"
+	case "fr":
+		return "French"
+	}
+	return code
 }

@@ -117,6 +117,10 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	res.VectorsPending = ix.pendingIn(vf.scopeOK)
 	names, text := ix.names(q.Text, vf.scopeOK)
 	ix.mu.RUnlock()
+	if lang := writtenIn(text); res.Mode == Hybrid && !readsLanguage(ix.opts.Embedder, lang) {
+		res.Notice = "the query is in " + languageName(lang) + ", which the vectors do not read; ran lexically"
+		res.Mode = Lexical
+	}
 	n := depth(q.Limit)
 	var lex []lexHit
 	var sem []semHit

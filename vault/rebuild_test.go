@@ -225,9 +225,18 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 		t.Error("a note deleted during the rebuild is still found")
 	}
 	writtenMu.Lock()
-	for _, word := range written {
-		if r := searchT(t, v, owner, SearchArgs{Query: word, Mode: "lexical"}); len(r.Results) != 1 {
-			t.Errorf("%s, written during the rebuild: %v", word, resultPaths(r))
+	for i, word := range written {
+		// Found first; after it only its numbered neighbours ("Background
+		// 4" is next to 3 and 5), whose context holds its words.
+		r := searchT(t, v, owner, SearchArgs{Query: word, Mode: "lexical"})
+		got := resultPaths(r)
+		if len(got) == 0 || got[0] != fmt.Sprintf("acme/bg/Background %d.md", i) {
+			t.Errorf("%s, written during the rebuild: %v", word, got)
+		}
+		for _, p := range got {
+			if !strings.HasPrefix(p, "acme/bg/Background ") {
+				t.Errorf("%s, written during the rebuild, finds %s", word, p)
+			}
 		}
 	}
 	writtenMu.Unlock()
