@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,16 +25,8 @@ func TestServeAnswersBeforeTheVaultIsFree(t *testing.T) {
 	v := filepath.Join(t.TempDir(), "v")
 	run(t, true, "init", "--from", "../../sample-vault", v)
 	head := git(t, v, "rev-parse", "HEAD")
-	lockPath := filepath.Join(v, vault.HostLockFile)
-	os.MkdirAll(filepath.Dir(lockPath), 0o755)
-	lock, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := holdHostLock(t, v)
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
 
 	srv := startStdio(t, v) // initialize answered
 	defer srv.stop()
@@ -69,4 +65,82 @@ func TestServeAnswersBeforeTheVaultIsFree(t *testing.T) {
 	if got := git(t, v, "log", "--all", "--format=%H", "-S", "Impatient note"); got != "" {
 		t.Fatalf("the cancelled call was committed: %s", got)
 	}
+}
+
+// Over HTTP too: the listener initializes sessions while another process
+// holds the vault, and a call made then runs once it is free.
+func TestServeHTTPInitializesBeforeTheVaultIsFree(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", "--from", "../../sample-vault", v)
+	lock := holdHostLock(t, v)
+	defer lock.Close()
+	cmd := exec.Command(bin, "serve", "--vault", v, "--http", "127.0.0.1:0", "--no-auth", "--no-watch")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	lines := bufio.NewReader(stderr)
+	url := ""
+	for url == "" {
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("serve ended before serving: %v", err)
+		}
+		if _, after, ok := strings.Cut(line, " at http://"); ok {
+			url = "http://" + strings.TrimSpace(after)
+		}
+	}
+	go io.Copy(io.Discard, lines)
+	session := ""
+	post := func(body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	resp, body := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"serverInfo"`) || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("initialize while the vault is held: %d %s", resp.StatusCode, body)
+	}
+	session = resp.Header.Get("Mcp-Session-Id")
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if _, body := post(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); !strings.Contains(body, `"get_note"`) {
+		t.Fatalf("tools/list while the vault is held: %s", body)
+	}
+	whoami := make(chan string, 1)
+	go func() {
+		_, body := post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`)
+		whoami <- body
+	}()
+	lock.Close()
+	if body := <-whoami; strings.Contains(body, `"isError":true`) || !strings.Contains(body, "principal") {
+		t.Fatalf("whoami made while the vault was held: %s", body)
+	}
+}
+
+// holdHostLock takes the vault's host lock, as a process hosting it or a
+// command holding it does; closing the file releases it.
+func holdHostLock(t *testing.T, v string) *os.File {
+	t.Helper()
+	path := filepath.Join(v, vault.HostLockFile)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	lock, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return lock
 }
