@@ -124,15 +124,39 @@ func (n *Node) setOpening() {
 
 // open opens the vault exclusively (ErrVaultBusy at once when another
 // process holds it). Once the host lock is held, the rest of the open
-// (seconds in a large vault) is this process's alone, and the calls its
-// client makes meanwhile wait for it (await).
-func (n *Node) open() (*vault.Vault, error) {
-	return vault.Open(n.o.Root, vault.Options{Exclusive: true, Quiet: n.o.Quiet, Locked: func() {
+// (seconds in a large vault) is this process's alone: the host listens at
+// once, so other processes attach and send their calls, which wait for
+// the open at the host (awaitVault), as the calls of this process's own
+// client do (await). When the open fails, the calls waiting are answered
+// with its error and the host lets go.
+func (n *Node) open() (*Host, *vault.Vault, error) {
+	var h *Host
+	v, err := vault.Open(n.o.Root, vault.Options{Exclusive: true, Quiet: n.o.Quiet, Locked: func() {
+		h = n.listen()
 		n.setOpening()
 		if n.o.holdOpen != nil {
 			n.o.holdOpen()
 		}
 	}})
+	if err != nil && h != nil {
+		h.openFailed(err)
+		h.drain(DrainBudget)
+	}
+	return h, v, err
+}
+
+// listen makes this process's host and its socket, for the vault being
+// opened.
+func (n *Node) listen() *Host {
+	h := newHost(n.o.Root, n.reg, n.o.Version)
+	ln, err := listen(n.sock)
+	if err != nil {
+		n.o.Report(fmt.Errorf("%w: other cairn processes cannot attach to this one", err))
+	} else {
+		h.ln = ln
+		go h.serve()
+	}
+	return h
 }
 
 // retry is how often a node without a host tries again to attach or host.
@@ -169,12 +193,12 @@ func (n *Node) loop() {
 			n.sleep(time.Second)
 			continue
 		}
-		v, err := n.open()
+		h, v, err := n.open()
 		if err == nil {
 			if said != "" {
 				n.o.Report(errors.New("took over: this process now hosts the vault"))
 			}
-			n.host(v)
+			n.host(h, v)
 			return
 		}
 		if errors.Is(err, vault.ErrVaultBusy) {
@@ -196,16 +220,13 @@ func (n *Node) sleep(d time.Duration) {
 	}
 }
 
-// host serves the vault until the node's context ends, then hands over.
-func (n *Node) host(v *vault.Vault) {
-	h := newHost(v, n.reg, n.o.Version)
-	ln, err := listen(n.sock)
-	if err != nil {
-		n.o.Report(fmt.Errorf("%w: other cairn processes cannot attach to this one", err))
-	} else {
-		h.ln = ln
-		go h.serve()
+// host serves the vault, just opened, until the node's context ends,
+// then hands over.
+func (n *Node) host(h *Host, v *vault.Vault) {
+	if h == nil { // Locked was not called: not an exclusive open
+		h = n.listen()
 	}
+	h.opened(v)
 	bg, stop := context.WithCancel(context.Background())
 	startBackground(bg, v, n.o)
 	// The background sync stops as soon as the node lets go (its git
@@ -289,6 +310,9 @@ func (n *Node) await(ctx context.Context, deadline time.Time, not any) (any, err
 		n.mu.Lock()
 		cur, why, opening, changed := n.cur, n.why, n.opening, n.changed
 		n.mu.Unlock()
+		if ctx.Err() != nil { // a call its host did not run, cancelled meanwhile, is not sent elsewhere
+			return nil, cancelledWaiting(ctx, opening)
+		}
 		if cur != nil && cur != not {
 			return cur, nil
 		}

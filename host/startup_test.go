@@ -14,16 +14,18 @@ import (
 
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // heldOpen starts a node whose open of the vault stops, host lock held,
-// until release is called; locked is closed once it is held there. Its
-// Wait is a millisecond: a wait for its own open is not bounded by it.
-func heldOpen(t *testing.T, root string) (n *Node, reg *mcptools.Registry, locked <-chan struct{}, release func()) {
+// until release is called; locked is closed once it is held there. wait
+// is its Wait (a millisecond shows a wait for its own open is not bounded
+// by it).
+func heldOpen(t *testing.T, root string, wait time.Duration) (n *Node, reg *mcptools.Registry, locked <-chan struct{}, release func()) {
 	t.Helper()
 	gate, lk := make(chan struct{}), make(chan struct{})
 	reg = mcptools.NewRegistry()
-	n = Start(context.Background(), reg, Options{Root: root, Version: "test", Quiet: testQuiet, NoWatch: true, Wait: time.Millisecond,
+	n = Start(context.Background(), reg, Options{Root: root, Version: "test", Quiet: testQuiet, NoWatch: true, Wait: wait,
 		Report: func(err error) { t.Logf("node: %v", err) },
 		holdOpen: func() {
 			select {
@@ -98,7 +100,7 @@ const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 func TestInitializeIsAnsweredWhileTheVaultOpens(t *testing.T) {
 	root := newVault(t, filepath.Join(t.TempDir(), "v"))
 	head := gitT(t, root, "rev-parse", "HEAD")
-	n, reg, locked, release := heldOpen(t, root)
+	n, reg, locked, release := heldOpen(t, root, time.Millisecond)
 	<-locked
 	c := serveOnPipes(t, n, reg)
 
@@ -144,25 +146,35 @@ func TestInitializeIsAnsweredWhileTheVaultOpens(t *testing.T) {
 }
 
 // The open fails after the host lock was taken (the access file was
-// broken meanwhile): the call that waited for it, and every call after
-// it, is answered with the open's error.
+// broken meanwhile): the calls that waited for it, in the opening process
+// and in one attached to it, and every call after them, are answered with
+// the open's error.
 func TestAFailedOpenIsTheAnswerOfEveryCall(t *testing.T) {
 	root := newVault(t, filepath.Join(t.TempDir(), "v"))
-	n, _, locked, release := heldOpen(t, root)
+	n, _, locked, release := heldOpen(t, root, 0) // after the failure, another try may hold the vault a moment
 	<-locked
-	early := make(chan string, 1)
-	go func() {
-		_, res := call(t, n, owner, "create_note", `{"project":"acme/platform","body":"# Never\n\nno vault"}`)
-		early <- fmt.Sprint(res.IsError, " ", text(res))
-	}()
+	front, r := attached(t, root)
+	early := make(chan string, 2)
+	for _, node := range []*Node{n, front} {
+		go func() {
+			_, res := call(t, node, owner, "create_note", `{"project":"acme/platform","body":"# Never\n\nno vault"}`)
+			early <- fmt.Sprint(res.IsError, " ", text(res))
+		}()
+	}
+	eventually(t, "the front end's call waits at the host", func() bool { return pending(r) == 1 }, nil)
 	if err := os.WriteFile(filepath.Join(root, vault.AccessFile), []byte("owner: [unclosed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	release()
 	want := "the vault cannot be served: open vault: " + vault.AccessFile
-	if got := <-early; !strings.HasPrefix(got, "true ") || !strings.Contains(got, want) {
-		t.Fatalf("the call made during the open: %s", got)
+	for range 2 {
+		if got := <-early; !strings.HasPrefix(got, "true ") || !strings.Contains(got, want) {
+			t.Fatalf("a call made during the open: %s", got)
+		}
 	}
+	// The process that failed to open the vault says why at every call
+	// until an open succeeds (the front end, meanwhile, tries to open the
+	// vault itself, or attaches to the next try).
 	for _, tool := range []string{"whoami", "search", "list_notes"} {
 		_, res := call(t, n, owner, tool, `{"query":"x"}`)
 		if !res.IsError || !strings.Contains(text(res), want) {
@@ -218,4 +230,66 @@ func fileHolding(t *testing.T, root, s string) string {
 		t.Fatal(err)
 	}
 	return found
+}
+
+// attached starts a node and waits until it is attached to the host (the
+// one opening the vault, here).
+func attached(t *testing.T, root string) (*Node, *remote) {
+	t.Helper()
+	n := Start(context.Background(), mcptools.NewRegistry(), Options{Root: root, Version: "test", NoWatch: true, Wait: time.Millisecond,
+		Report: func(err error) { t.Logf("front end: %v", err) }})
+	t.Cleanup(n.Close)
+	cur, err := n.await(context.Background(), time.Now().Add(time.Minute), nil)
+	r, ok := cur.(*remote)
+	if err != nil || !ok {
+		t.Fatalf("not attached: %v %T", err, cur)
+	}
+	return n, r
+}
+
+// pending counts the requests a front end sent and has no answer to.
+func pending(r *remote) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pending)
+}
+
+// A process started while another opens the vault attaches to it at once
+// (it listens before the open is done): a call sent then waits at the
+// host and runs once the vault is open; one its client cancels while it
+// waits there is answered so, and never runs.
+func TestAFrontEndAttachesWhileTheHostOpens(t *testing.T) {
+	root := newVault(t, filepath.Join(t.TempDir(), "v"))
+	head := gitT(t, root, "rev-parse", "HEAD")
+	_, _, locked, release := heldOpen(t, root, time.Millisecond)
+	<-locked
+	front, r := attached(t, root)
+	early := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		_, res := call(t, front, owner, "create_note", `{"project":"acme/platform","body":"# Early wombat\n\nsent while the host opened the vault"}`)
+		early <- res
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		cancelled <- front.CallTool(ctx, owner, "create_note", json.RawMessage(`{"project":"acme/platform","body":"# Cancelled wombat\n\nnever written"}`))
+	}()
+	eventually(t, "both calls wait at the host", func() bool { return pending(r) == 2 }, nil)
+	cancel()
+	if res := <-cancelled; !res.IsError || !strings.Contains(text(res), "cancelled") || !strings.Contains(text(res), "did not run") {
+		t.Fatalf("the cancelled call: %s", text(res))
+	}
+	release()
+	if res := <-early; res.IsError || !strings.Contains(fmt.Sprint(res.StructuredContent), "Early wombat") {
+		t.Fatalf("the call sent while the host opened the vault: %s", text(res))
+	}
+	if got := gitT(t, root, "log", "--format=%s", head+"..HEAD"); got == "" || strings.Contains(got, "\n") {
+		t.Fatalf("commits since the start: %q; want the early call's only", got)
+	}
+	if out := gitT(t, root, "log", "--all", "--format=%H", "-S", "Cancelled wombat"); out != "" {
+		t.Fatalf("the cancelled call was committed: %s", out)
+	}
+	if path := fileHolding(t, root, "Cancelled wombat"); path != "" {
+		t.Fatalf("the cancelled call's note is in the work tree: %s", path)
+	}
 }
