@@ -11,6 +11,12 @@
 // So a write acknowledged to one client is what every other client reads
 // and searches next: there is one vault in memory, not one per process.
 //
+// A serving process answers its client (initialize, tools/list) before
+// the vault is open. The host listens as soon as it holds the lock, and
+// every call, its own client's and the attached ones', waits for the open
+// (bounded by the call's context; a call cancelled meanwhile is never
+// run); a failed open is every waiting call's answer.
+//
 // A Node is one serving process's side of this: it attaches to the host,
 // or becomes the host when there is none. When the host exits it hands
 // over: it stops taking calls (those it had not started are answered

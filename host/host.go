@@ -17,9 +17,11 @@ import (
 )
 
 // Host is the process holding the vault: it runs the calls of its own
-// front end and of every attached one.
+// front end and of every attached one. It listens as soon as it holds the
+// host lock, before the vault is open: front ends attach at once, and
+// their calls wait here for the open (opening.go).
 type Host struct {
-	v       *vault.Vault
+	v       *vault.Vault // set when ready is closed, with no openErr
 	local   mcptools.Local
 	tokens  *mcptools.TokenStore
 	version string
@@ -34,6 +36,11 @@ type Host struct {
 	// background sync (startSync).
 	syncTurn turn
 
+	// ready is closed once the vault is open (v set) or its open failed
+	// (openErr set).
+	ready   chan struct{}
+	openErr error
+
 	mu       sync.Mutex
 	conns    map[*hostConn]bool
 	draining bool
@@ -47,6 +54,11 @@ type hostConn struct {
 	enc     *json.Encoder
 	drained chan struct{} // closed when the front end answered opDrained
 	once    sync.Once
+
+	// waiting holds the requests read and not yet started, each with a
+	// channel closed when the front end cancels it (opCancel).
+	waitMu  sync.Mutex
+	waiting map[uint64]chan struct{}
 }
 
 func (hc *hostConn) send(r reply) error {
@@ -55,10 +67,12 @@ func (hc *hostConn) send(r reply) error {
 	return hc.enc.Encode(r)
 }
 
-func newHost(v *vault.Vault, reg *mcptools.Registry, version string) *Host {
+// newHost makes the host of the vault at root, which this process is
+// opening; opened or openFailed ends the calls' wait for it.
+func newHost(root string, reg *mcptools.Registry, version string) *Host {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Host{syncTurn: make(turn, 1), v: v, local: mcptools.Local{Vault: v, Reg: reg}, tokens: mcptools.NewTokenStore(v.Root()),
-		version: version, ctx: ctx, cancel: cancel, conns: map[*hostConn]bool{}}
+	return &Host{syncTurn: make(turn, 1), local: mcptools.Local{Reg: reg}, tokens: mcptools.NewTokenStore(root),
+		version: version, ctx: ctx, cancel: cancel, conns: map[*hostConn]bool{}, ready: make(chan struct{})}
 }
 
 // serve accepts front ends until the listener is closed.
@@ -101,7 +115,7 @@ func (h *Host) serveConn(c *net.UnixConn) {
 		return
 	}
 	dec := json.NewDecoder(bufio.NewReader(c))
-	hc := &hostConn{c: c, enc: newEncoder(c), drained: make(chan struct{})}
+	hc := &hostConn{c: c, enc: newEncoder(c), drained: make(chan struct{}), waiting: map[uint64]chan struct{}{}}
 	c.SetReadDeadline(time.Now().Add(greetTimeout))
 	var g greeting
 	if dec.Decode(&g) != nil {
@@ -132,12 +146,21 @@ func (h *Host) serveConn(c *net.UnixConn) {
 			hc.once.Do(func() { close(hc.drained) })
 			continue
 		}
+		if req.Op == opCancel {
+			hc.cancelWait(req.Cancels)
+			continue
+		}
 		if !h.enter() {
 			hc.send(reply{ID: req.ID, NotRun: true})
 			continue
 		}
+		hc.startWait(req.ID) // before the next request is read: its cancel may follow at once
 		go func() {
 			defer h.inflight.Done()
+			if rep, ok := h.awaitVault(ctx, req, hc); !ok {
+				hc.send(rep)
+				return
+			}
 			hc.send(h.run(ctx, req, hc))
 		}()
 	}

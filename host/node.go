@@ -29,13 +29,19 @@ type Options struct {
 	// Report receives problems and news: recoveries, taking over, a socket
 	// that could not be made. Default: dropped.
 	Report func(error)
-	// Wait bounds how long a call waits for a host (DefaultWait).
+	// Wait bounds how long a call waits for another process to host the
+	// vault (DefaultWait). A call waiting for this process's own open of
+	// the vault waits as long as the open takes, bounded by its context.
 	Wait time.Duration
+
+	// holdOpen, set by tests, runs once this process holds the host lock,
+	// before the rest of the open: the open takes as long as it does.
+	holdOpen func()
 }
 
-// DefaultWait is how long a call waits for a process to host the vault
-// (opening a large vault takes seconds), well under clients' usual 60 s
-// request timeout.
+// DefaultWait is how long a call waits for another process to host the
+// vault (a command holding it, a host starting), well under clients'
+// usual 60 s request timeout.
 const DefaultWait = 30 * time.Second
 
 // CallTimeout bounds a call sent to the host: a host that is alive but
@@ -58,7 +64,8 @@ type Node struct {
 	mu      sync.Mutex
 	cur     any           // *Host, *remote, or nil while there is neither
 	why     error         // why there is none, when it is not a wait
-	changed chan struct{} // closed and replaced when cur changes
+	opening bool          // there is none yet: this process holds the host lock and is opening the vault
+	changed chan struct{} // closed and replaced when cur or opening changes
 }
 
 // Start begins attaching or hosting in the background and returns at once
@@ -99,10 +106,57 @@ func (n *Node) Hosting() *vault.Vault {
 
 func (n *Node) set(cur any, why error) {
 	n.mu.Lock()
-	n.cur, n.why = cur, why
+	n.cur, n.why, n.opening = cur, why, false
 	close(n.changed)
 	n.changed = make(chan struct{})
 	n.mu.Unlock()
+}
+
+// setOpening says this process now holds the host lock and is opening the
+// vault: calls waiting for a host wait for this open instead of Wait.
+func (n *Node) setOpening() {
+	n.mu.Lock()
+	n.opening = true
+	close(n.changed)
+	n.changed = make(chan struct{})
+	n.mu.Unlock()
+}
+
+// open opens the vault exclusively (ErrVaultBusy at once when another
+// process holds it). Once the host lock is held, the rest of the open
+// (seconds in a large vault) is this process's alone: the host listens at
+// once, so other processes attach and send their calls, which wait for
+// the open at the host (awaitVault), as the calls of this process's own
+// client do (await). When the open fails, the calls waiting are answered
+// with its error and the host lets go.
+func (n *Node) open() (*Host, *vault.Vault, error) {
+	var h *Host
+	v, err := vault.Open(n.o.Root, vault.Options{Exclusive: true, Quiet: n.o.Quiet, Locked: func() {
+		h = n.listen()
+		n.setOpening()
+		if n.o.holdOpen != nil {
+			n.o.holdOpen()
+		}
+	}})
+	if err != nil && h != nil {
+		h.openFailed(err)
+		h.drain(DrainBudget)
+	}
+	return h, v, err
+}
+
+// listen makes this process's host and its socket, for the vault being
+// opened.
+func (n *Node) listen() *Host {
+	h := newHost(n.o.Root, n.reg, n.o.Version)
+	ln, err := listen(n.sock)
+	if err != nil {
+		n.o.Report(fmt.Errorf("%w: other cairn processes cannot attach to this one", err))
+	} else {
+		h.ln = ln
+		go h.serve()
+	}
+	return h
 }
 
 // retry is how often a node without a host tries again to attach or host.
@@ -139,12 +193,12 @@ func (n *Node) loop() {
 			n.sleep(time.Second)
 			continue
 		}
-		v, err := vault.Open(n.o.Root, vault.Options{Exclusive: true, Quiet: n.o.Quiet})
+		h, v, err := n.open()
 		if err == nil {
 			if said != "" {
 				n.o.Report(errors.New("took over: this process now hosts the vault"))
 			}
-			n.host(v)
+			n.host(h, v)
 			return
 		}
 		if errors.Is(err, vault.ErrVaultBusy) {
@@ -166,16 +220,13 @@ func (n *Node) sleep(d time.Duration) {
 	}
 }
 
-// host serves the vault until the node's context ends, then hands over.
-func (n *Node) host(v *vault.Vault) {
-	h := newHost(v, n.reg, n.o.Version)
-	ln, err := listen(n.sock)
-	if err != nil {
-		n.o.Report(fmt.Errorf("%w: other cairn processes cannot attach to this one", err))
-	} else {
-		h.ln = ln
-		go h.serve()
+// host serves the vault, just opened, until the node's context ends,
+// then hands over.
+func (n *Node) host(h *Host, v *vault.Vault) {
+	if h == nil { // Locked was not called: not an exclusive open
+		h = n.listen()
 	}
+	h.opened(v)
 	bg, stop := context.WithCancel(context.Background())
 	startBackground(bg, v, n.o)
 	// The background sync stops as soon as the node lets go (its git
@@ -251,12 +302,17 @@ func (n *Node) result(tool string, rep reply) *mcp.CallToolResult {
 }
 
 // await returns the current link once there is one other than not (the
-// one that just failed), waiting until deadline.
+// one that just failed). It waits for this process's own open of the
+// vault as long as that takes, and for another process until deadline;
+// either wait ends with ctx, and the call has then not run.
 func (n *Node) await(ctx context.Context, deadline time.Time, not any) (any, error) {
 	for {
 		n.mu.Lock()
-		cur, why, changed := n.cur, n.why, n.changed
+		cur, why, opening, changed := n.cur, n.why, n.opening, n.changed
 		n.mu.Unlock()
+		if ctx.Err() != nil { // a call its host did not run, cancelled meanwhile, is not sent elsewhere
+			return nil, cancelledWaiting(ctx, opening)
+		}
 		if cur != nil && cur != not {
 			return cur, nil
 		}
@@ -264,18 +320,43 @@ func (n *Node) await(ctx context.Context, deadline time.Time, not any) (any, err
 			return nil, &mcptools.UnavailableError{RetryAfter: time.Second, Reason: "the vault cannot be served: " + why.Error()}
 		}
 		wait := time.Until(deadline)
-		if wait <= 0 {
+		if opening {
+			wait = -1 // no deadline
+		} else if wait <= 0 {
 			return nil, &mcptools.UnavailableError{RetryAfter: 5 * time.Second,
 				Reason: fmt.Sprintf("no process could host the vault within %s: %s holds it", n.o.Wait, describePID(HolderPID(n.o.Root)))}
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+		if err := sleepUntil(ctx, changed, wait); err != nil {
+			return nil, cancelledWaiting(ctx, opening)
 		}
-		t.Stop()
 	}
+}
+
+// sleepUntil waits until changed is closed or wait has passed (never when
+// negative); it fails when ctx ends first.
+func sleepUntil(ctx context.Context, changed <-chan struct{}, wait time.Duration) error {
+	var expired <-chan time.Time
+	if wait >= 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-changed:
+	case <-expired:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// cancelledWaiting is the answer to a call cancelled (by its client, or as
+// the process stops) before the vault was there to run it: nothing ran.
+func cancelledWaiting(ctx context.Context, opening bool) error {
+	what := "for a process to host the vault"
+	if opening {
+		what = "for the vault to open"
+	}
+	return &mcptools.UnavailableError{RetryAfter: time.Second,
+		Reason: fmt.Sprintf("the call was cancelled (%v) while it waited %s: it did not run, nothing was changed", ctx.Err(), what)}
 }

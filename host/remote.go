@@ -155,7 +155,41 @@ func (r *remote) do(ctx context.Context, req request, progress func(reply)) (rep
 			return reply{}, errGone
 		}
 	case <-ctx.Done():
-		r.forget(req.ID)
+		return r.cancel(ctx, req.ID, pc)
+	}
+}
+
+// cancelGrace bounds the wait for the host's answer to a cancel.
+const cancelGrace = 2 * time.Second
+
+// cancel tells the host that request id's client gave up. The host answers
+// it: not run when it was still waiting for the vault to open, else with
+// its result. That answer is the call's, so a client is never told a call
+// did not run when it did; a host that does not answer within cancelGrace
+// (stuck, or an older one that ran the call) leaves ctx's error.
+func (r *remote) cancel(ctx context.Context, id uint64, pc *pendingCall) (reply, error) {
+	r.mu.Lock()
+	sent := false
+	if !r.closed {
+		r.nextID++ // the cancel's own id: an older host answers it "unknown operation", dropped
+		sent = r.enc.Encode(request{ID: r.nextID, Op: opCancel, Cancels: id}) == nil
+	}
+	r.mu.Unlock()
+	if sent {
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		select {
+		case rep := <-pc.done:
+			return answered(rep)
+		case <-r.gone:
+		case <-t.C:
+		}
+	}
+	r.forget(id)
+	select {
+	case rep := <-pc.done:
+		return answered(rep)
+	default:
 		return reply{}, ctx.Err()
 	}
 }

@@ -29,6 +29,12 @@ const (
 	opReindex = "reindex" // rebuild the search index; progress replies, then the count
 	opSync    = "sync"    // sync with a git remote, as the owner: Args is teamsync.Options
 	opDrained = "drained" // the answer to opDrain: nothing more comes on this connection
+	// opCancel: the front end's client gave up on request Cancels. One
+	// still waiting for the vault to open is then not run (answered
+	// NotRun); one running goes on and is answered. A host that does not
+	// know the operation answers the cancel's own id with an error, which
+	// the front end drops.
+	opCancel = "cancel"
 )
 
 // Reply operations besides the answer to a request.
@@ -38,10 +44,11 @@ const (
 )
 
 type request struct {
-	ID    uint64         `json:"id,omitempty"`
-	Op    string         `json:"op"`
-	Claim mcptools.Claim `json:"claim"`
-	Tool  string         `json:"tool,omitempty"`
+	ID      uint64         `json:"id,omitempty"`
+	Op      string         `json:"op"`
+	Cancels uint64         `json:"cancels,omitempty"` // opCancel: the request given up
+	Claim   mcptools.Claim `json:"claim"`
+	Tool    string         `json:"tool,omitempty"`
 	// Args travel as bytes (base64 in JSON): byte for byte what the client
 	// sent, even when that is not valid JSON or UTF-8, for the host's
 	// checks to answer exactly as they would in its own process.

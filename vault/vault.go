@@ -31,6 +31,12 @@ type Options struct {
 	// person's edit is committed, by the watcher or before an agent reads
 	// or writes the note (DefaultQuiet when zero).
 	Quiet time.Duration
+	// Locked, when set, is called once Exclusive's host lock is held and
+	// before the slow part of the open (the version map, the catalog, the
+	// rescan: seconds in a large vault). From then on no other process
+	// will host the vault, so a server lets its calls wait for this open
+	// however long it takes (package host).
+	Locked func()
 }
 
 // Vault is one open vault.
@@ -91,6 +97,9 @@ func Open(root string, opts Options) (*Vault, error) {
 	if opts.Exclusive {
 		if err := v.takeHostLock(); err != nil {
 			return nil, err
+		}
+		if opts.Locked != nil {
+			opts.Locked()
 		}
 	}
 	v.store, err = gitstore.Open(abs, gitstore.Options{
