@@ -45,8 +45,15 @@ type searchState struct {
 	// opening is closed when the first open, or a Rebuild that has no
 	// index to answer from, ends; searches wait for it. Nil when none runs.
 	opening chan struct{}
-	ix      atomic.Pointer[search.Index] // set once open; replaced by a Rebuild
-	ready   atomic.Bool                  // ix is open and synced: searches use it
+	// begun is closed once the first open has begun its build (a search
+	// may then answer from it: firstbuild.go), or has ended.
+	begun chan struct{}
+	ix    atomic.Pointer[search.Index] // set once open; replaced by a Rebuild
+	ready atomic.Bool                  // ix is open and synced: searches use it
+	// build is the first build's progress while it runs: a search asked
+	// meanwhile answers from the notes already indexed, saying how many
+	// are not yet (a fresh clone's first search need not wait for all).
+	build atomic.Pointer[firstBuild]
 
 	// mu serialises index updates (but not the lane's long notes).
 	mu       sync.Mutex
@@ -67,9 +74,13 @@ type searchState struct {
 var errIndexClosed = errors.New("search index: the vault is closed")
 
 // indexStep is how many notes a build indexes at a time: a step takes a
-// fraction of a second, so Close waits for one at most, and progress
-// shows.
-const indexStep = 500
+// fraction of a second, so Close waits for one at most, progress shows,
+// and a search during a first build waits for one step at most.
+var indexStep = 500 // a variable for tests only
+
+// buildHook, set by tests only, runs before each step of the first build
+// (done notes indexed out of total).
+var buildHook func(done, total int)
 
 // SearchLog receives the index's log lines (rebuilds, embedder failures).
 var SearchLog = func(format string, args ...any) {
@@ -97,16 +108,7 @@ func (v *Vault) searchIndexCtx(ctx context.Context) (*search.Index, error) {
 			}
 		}
 		s.openMu.Lock()
-		wait, err := s.opening, s.err
-		if wait == nil && err == nil && !s.ready.Load() {
-			if s.stopping.Load() {
-				err = errIndexClosed
-			} else {
-				wait = make(chan struct{})
-				s.opening = wait
-				go v.openIndex(wait)
-			}
-		}
+		wait, _, err := v.startIndexLocked()
 		s.openMu.Unlock()
 		if wait == nil {
 			if err != nil {
@@ -122,10 +124,29 @@ func (v *Vault) searchIndexCtx(ctx context.Context) (*search.Index, error) {
 	}
 }
 
+// startIndexLocked starts the first open of the index unless it runs,
+// is done or failed, and returns the open's channels (opening, begun:
+// nil when none runs) and why there is no index. The caller holds openMu.
+func (v *Vault) startIndexLocked() (wait, begun chan struct{}, err error) {
+	s := &v.srch
+	wait, begun, err = s.opening, s.begun, s.err
+	if wait == nil && err == nil && !s.ready.Load() {
+		if s.stopping.Load() {
+			return nil, nil, errIndexClosed
+		}
+		wait, begun = make(chan struct{}), make(chan struct{})
+		s.opening, s.begun = wait, begun
+		go v.openIndex(wait, begun)
+	}
+	return wait, begun, err
+}
+
 // openIndex opens the index in its folder, brings it up to date with
 // every note and queues the missing vectors; then it ends the wait of
-// the searches (done).
-func (v *Vault) openIndex(done chan struct{}) {
+// the searches (done). begun is closed once the build has begun.
+func (v *Vault) openIndex(done, begun chan struct{}) {
+	announce := sync.OnceFunc(func() { close(begun) })
+	defer announce()
 	if err := v.removeLeftovers(); err != nil {
 		SearchLog("search index: %v", err)
 	}
@@ -133,7 +154,11 @@ func (v *Vault) openIndex(done chan struct{}) {
 	ix, err := search.Open(v.indexDir(), v.indexOptions(emb, 0))
 	if err == nil {
 		v.srch.ix.Store(ix)
-		if err = v.syncIndex(true); err == nil {
+		v.srch.build.Store(&firstBuild{ix: ix})
+		announce()
+		err = v.syncIndex(true)
+		v.srch.build.Store(nil)
+		if err == nil {
 			ix.QueueMissingVectors()
 		}
 	}
@@ -150,7 +175,7 @@ func (v *Vault) openIndex(done chan struct{}) {
 	s.openMu.Lock()
 	s.notice, s.err = notice, err
 	s.ready.Store(err == nil)
-	s.opening = nil
+	s.opening, s.begun = nil, nil
 	close(done)
 	s.openMu.Unlock()
 }
@@ -343,9 +368,19 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 	if err := ix.Apply(nil, gone); err != nil {
 		return err
 	}
+	b := v.srch.build.Load()
+	if b != nil && b.ix == ix {
+		b.start(todo)
+	}
 	for i := 0; i < len(todo); i += indexStep {
 		if v.srch.stopping.Load() {
 			return nil // the next start's sync does the rest
+		}
+		if b != nil && b.ix == ix {
+			b.done.Store(int64(i))
+			if buildHook != nil {
+				buildHook(i, len(todo))
+			}
 		}
 		docs := v.searchDocs(todo[i:min(i+indexStep, len(todo))])
 		for _, d := range docs {

@@ -264,6 +264,10 @@ func (v *Vault) waitLane() {
 // indexPending counts the notes in the lane in scopes (the caller's: it
 // learns nothing of notes elsewhere).
 func (v *Vault) indexPending(scopes []string) int {
+	first := 0
+	if b := v.srch.build.Load(); b != nil {
+		first = b.pending(v, scopes)
+	}
 	v.srch.laneMu.Lock()
 	paths := make([]string, 0, len(v.srch.lane.queued)+1)
 	for p := range v.srch.lane.queued {
@@ -283,5 +287,5 @@ func (v *Vault) indexPending(scopes []string) int {
 			}
 		}
 	}
-	return n
+	return first + n
 }

@@ -56,7 +56,8 @@ type SearchResult struct {
 	Notice         string `json:"notice,omitempty"`
 	VectorsPending int    `json:"vectorsPending,omitempty"`
 	// IndexPending counts the notes the caller may read that are still
-	// being indexed in the background (notes over 64 KiB, one at a time):
+	// being indexed in the background (notes over 64 KiB, one at a time;
+	// during the first build of the index, every note not reached yet):
 	// until they are, neither list finds them.
 	IndexPending int         `json:"indexPending,omitempty"`
 	Results      []SearchHit `json:"results"`
@@ -233,6 +234,11 @@ func (v *Vault) NoteCount() int {
 // MatchesIn), which needs no open index.
 func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, error) {
 	defer v.searchRuns()() // Search and Recall count their snippets and packing too
+	if !v.srch.ready.Load() {
+		if ix, res, ok, err := v.partialSearch(ctx, q); ok {
+			return ix, res, err
+		}
+	}
 	for {
 		ix, err := v.searchIndexCtx(ctx)
 		if err != nil {

@@ -1,0 +1,85 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cairn-dev/cairn/search"
+)
+
+// firstBuild is the progress of the first build of a vault's index (a
+// fresh clone, a deleted cache: seconds per 10,000 notes). Searches asked
+// meanwhile answer from the notes indexed so far instead of waiting for
+// the last one, and say how many of the caller's notes are not in yet
+// (SearchResult.IndexPending, and a notice).
+type firstBuild struct {
+	ix   *search.Index
+	mu   sync.Mutex
+	todo []string     // the notes the build indexes, in order
+	done atomic.Int64 // how many of todo are indexed
+}
+
+func (b *firstBuild) start(todo []string) {
+	b.mu.Lock()
+	b.todo = todo
+	b.mu.Unlock()
+	b.done.Store(0)
+}
+
+// pending is how many notes in scopes are not indexed yet.
+func (b *firstBuild) pending(v *Vault, scopes []string) int {
+	b.mu.Lock()
+	rest := b.todo[min(int(b.done.Load()), len(b.todo)):]
+	b.mu.Unlock()
+	ok := make(map[string]bool, len(scopes))
+	for _, s := range scopes {
+		ok[s] = true
+	}
+	n := 0
+	for _, p := range rest {
+		if s, _, _ := v.scopeOf(p); ok[s] {
+			n++
+		}
+	}
+	return n
+}
+
+// partialSearch runs q on the index the first build is filling, without
+// waiting for it: ok false when no first build runs (the caller waits as
+// before). The result's notice says that notes are missing.
+func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, bool, error) {
+	s := &v.srch
+	s.openMu.Lock()
+	_, begun, _ := v.startIndexLocked()
+	s.openMu.Unlock()
+	if begun != nil {
+		select {
+		case <-begun:
+		case <-ctx.Done():
+			return nil, nil, true, fmt.Errorf("search index: still being opened: %w", ctx.Err())
+		}
+	}
+	b := v.srch.build.Load()
+	if b == nil {
+		return nil, nil, false, nil
+	}
+	v.srch.useMu.RLock()
+	defer v.srch.useMu.RUnlock()
+	if v.srch.ix.Load() != b.ix || v.srch.build.Load() != b {
+		return nil, nil, false, nil // it ended meanwhile: the index is ready
+	}
+	res, err := b.ix.Search(ctx, q)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	if n := b.pending(v, q.Filter.Scopes); n > 0 {
+		note := fmt.Sprintf("the search index is still being built: %d of your notes are not searchable yet (indexPending); search again in a few seconds for a complete answer", n)
+		if res.Notice != "" {
+			note = res.Notice + "; " + note
+		}
+		res.Notice = note
+	}
+	return b.ix, res, true, nil
+}

@@ -1,0 +1,82 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A search asked while the first build of the index runs (a fresh clone,
+// a deleted cache) answers from the notes indexed so far, at once, and
+// says how many of the caller's notes are not searchable yet; once the
+// build is done, answers are whole again and say nothing.
+func TestSearchDuringFirstBuildAnswersFromWhatIsIndexed(t *testing.T) {
+	v, dir := sampleVault(t)
+	v.Close()
+	if err := os.RemoveAll(v.indexDir()); err != nil {
+		t.Fatal(err)
+	}
+	step := indexStep
+	indexStep = 10
+	held, release := make(chan int, 1), make(chan struct{})
+	var once, let sync.Once
+	buildHook = func(done, total int) {
+		if done >= 20 {
+			once.Do(func() {
+				held <- total
+				<-release
+			})
+		}
+	}
+	v2, err := Open(dir, Options{Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		let.Do(func() { close(release) })
+		v2.Close()
+		buildHook, indexStep = nil, step
+	})
+	go v2.SearchIndex() // as `cairn serve` starts it
+	var total int
+	select {
+	case total = <-held:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the first build never reached its third step")
+	}
+	b := v2.srch.build.Load()
+	indexed := b.todo[:20]
+
+	// Bounded: a search that waited for the held build would fail here
+	// instead of hanging the test.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := v2.Search(ctx, owner, SearchArgs{Query: "the", Mode: "lexical", Limit: 50})
+	if err != nil {
+		t.Fatalf("a search during the build must answer from what is indexed: %v", err)
+	}
+	if !strings.Contains(r.Notice, "still being built") || r.IndexPending == 0 || r.IndexPending > total-20 {
+		t.Errorf("notice %q, indexPending %d (of %d, 20 indexed): want the build said", r.Notice, r.IndexPending, total)
+	}
+	if len(r.Results) == 0 {
+		t.Error("the notes already indexed must be found")
+	}
+	for _, h := range r.Results {
+		if !slices.Contains(indexed, h.Path) {
+			t.Errorf("%s is found before it was indexed", h.Path)
+		}
+	}
+
+	let.Do(func() { close(release) })
+	if _, err := v2.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
+	r = searchT(t, v2, owner, SearchArgs{Query: "rollback", Mode: "lexical"})
+	if r.Notice != "" || r.IndexPending != 0 || len(r.Results) == 0 {
+		t.Errorf("after the build: notice %q, indexPending %d, %d results", r.Notice, r.IndexPending, len(r.Results))
+	}
+}
