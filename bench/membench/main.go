@@ -70,6 +70,12 @@ func main() {
 	if *settle < 0 {
 		fail(fmt.Errorf("-settle: %s is negative", *settle))
 	}
+	if *words < 1 {
+		fail(fmt.Errorf("-words: %d is not a number of words (at least 1)", *words))
+	}
+	if *sites < 0 {
+		fail(fmt.Errorf("-sites: %d is negative", *sites))
+	}
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
