@@ -234,11 +234,7 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	}
 	s.appendReflogs(branch, pc.head, pc.hash, pc.sig, reflog)
 	crashPoint("moved")
-	idx, err := s.indexBytes(index, pc.req.Changes, pc.blobs)
-	if err == nil {
-		err = idxLock.commit(idx, false)
-	}
-	if err != nil {
+	if err := s.writeIndex(idxLock, index, pc.req.Changes, pc.blobs); err != nil {
 		// The commit is made and the files are in place; only git's cache
 		// of the work tree lags. Say so, but the write stands.
 		s.indexWarning = fmt.Sprintf("commit %s made, but the git index was not updated (run `git reset` in the vault): %v", pc.hash, err)

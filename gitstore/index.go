@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,14 +21,56 @@ type indexState struct {
 	parsed *parsedIndex
 }
 
+// indexCache is the index as this store last wrote or read it, with the
+// file's identity then. A commit whose index is still that file (no git
+// process replaced it since: same inode, size and modification time)
+// splices it without reading and scanning it again, which at 50,000 notes
+// is 5 MB read and 50,000 entries scanned per write. Its bound: one index,
+// the size of .git/index plus 32 bytes an entry.
+type indexCache struct {
+	id fileID
+	pi *parsedIndex
+}
+
+// fileID is what tells one version of a file from another without reading
+// it: git replaces the index by renaming a new file over it (a new inode),
+// and the modification time has nanoseconds.
+type fileID struct {
+	ino         uint32
+	size, mtime int64
+}
+
+// idOf is fi's identity; ok false where the platform gives no inode (the
+// index is then read at every commit, as before).
+func idOf(fi os.FileInfo) (fileID, bool) {
+	_, _, ino, _, _, ok := statFields(fi)
+	return fileID{ino: ino, size: fi.Size(), mtime: fi.ModTime().UnixNano()}, ok
+}
+
 // readIndex reads and checks the index before anything changes, so that an
-// index cairn cannot update refuses the commit up front.
+// index cairn cannot update refuses the commit up front. The caller holds
+// index.lock.
 func (s *Store) readIndex() (*indexState, error) {
-	data, err := os.ReadFile(filepath.Join(s.gitDir, "index"))
+	f, err := os.Open(filepath.Join(s.gitDir, "index"))
 	if errors.Is(err, os.ErrNotExist) {
-		data = emptyIndex()
+		pi, err := parseIndex(emptyIndex())
+		return &indexState{parsed: pi}, err
 	} else if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	id, ok := idOf(fi)
+	if c := s.idxCache; ok && c != nil && c.id == id {
+		return &indexState{parsed: c.pi}, nil
+	}
+	s.idxCache = nil
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
 	}
 	pi, err := parseIndex(data)
 	if errors.Is(err, errIndexFallback) {
@@ -39,14 +82,35 @@ func (s *Store) readIndex() (*indexState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ok {
+		s.idxCache = &indexCache{id: id, pi: pi}
+	}
 	return &indexState{parsed: pi}, nil
+}
+
+// writeIndex renders the index updated for changes (indexBytes) and puts
+// it in place through idxLock, remembering what it wrote (indexCache).
+func (s *Store) writeIndex(idxLock *gitLock, st *indexState, changes []Change, blobs map[string]plumbing.Hash) error {
+	data, pi, err := s.indexBytes(st, changes, blobs)
+	if err != nil {
+		return err
+	}
+	s.idxCache = nil
+	fi, err := idxLock.commitStat(data)
+	if err != nil {
+		return err
+	}
+	if id, ok := idOf(fi); ok && pi != nil {
+		s.idxCache = &indexCache{id: id, pi: pi}
+	}
+	return nil
 }
 
 // indexBytes renders the git index updated for the changed paths only,
 // leaving whatever else a person staged alone, so `git status` in the vault
 // stays clean. Call it after the work-tree files are written: the entries
-// carry their stat data.
-func (s *Store) indexBytes(st *indexState, changes []Change, blobs map[string]plumbing.Hash) ([]byte, error) {
+// carry their stat data. pi is the result scanned (nil from go-git's path).
+func (s *Store) indexBytes(st *indexState, changes []Change, blobs map[string]plumbing.Hash) (data []byte, pi *parsedIndex, err error) {
 	updates := make([]indexUpdate, 0, len(changes))
 	for _, c := range changes {
 		u := indexUpdate{name: c.Path, hash: blobs[c.Path], del: c.Delete, exec: c.Executable}
@@ -60,9 +124,11 @@ func (s *Store) indexBytes(st *indexState, changes []Change, blobs map[string]pl
 		updates = append(updates, u)
 	}
 	if st.parsed != nil {
-		return st.parsed.splice(updates), nil
+		pi := st.parsed.splice(updates)
+		return pi.data, pi, nil
 	}
-	return s.encodeIndexSlow(updates)
+	data, err = s.encodeIndexSlow(updates)
+	return data, nil, err
 }
 
 // emptyIndex is a version 2 index with no entries (its checksum is

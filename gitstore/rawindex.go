@@ -35,10 +35,15 @@ type parsedIndex struct {
 	exts    []byte
 }
 
+// indexSpan is where one entry is in parsedIndex.data: its bytes, and
+// its name's (offsets rather than slices: a quarter less memory for an
+// index kept between commits, indexCache).
 type indexSpan struct {
-	name       []byte
-	start, end int
+	start, end      int
+	nameAt, nameLen int
 }
+
+func (pi *parsedIndex) name(e indexSpan) []byte { return pi.data[e.nameAt : e.nameAt+e.nameLen] }
 
 // parseIndex scans an index. errIndexFallback: a format it leaves to
 // go-git (version 4); errIndexUnsupported: one nobody here can update.
@@ -82,7 +87,7 @@ func parseIndex(data []byte) (*parsedIndex, error) {
 		if off+padded > len(body) {
 			return nil, errors.New("index: truncated name")
 		}
-		pi.entries = append(pi.entries, indexSpan{name: body[nameStart : nameStart+nlen], start: off, end: off + padded})
+		pi.entries = append(pi.entries, indexSpan{start: off, end: off + padded, nameAt: nameStart, nameLen: nlen})
 		off += padded
 	}
 	// Extensions: keep resolve-undo, drop the rest that is optional; a
@@ -114,40 +119,48 @@ var errIndexUnsupported = errors.New("cairn cannot update this git index; run `g
 // splice replaces or removes the entries of the given paths and copies
 // every other entry's bytes as they are. The cache-tree extension (stale
 // now) and offset tables are dropped; git rebuilds them when it needs them.
-func (pi *parsedIndex) splice(updates []indexUpdate) []byte {
+// The result is the new index file (data) already scanned, so that the
+// next commit need not read and scan it again (indexCache).
+func (pi *parsedIndex) splice(updates []indexUpdate) *parsedIndex {
 	sort.Slice(updates, func(i, j int) bool { return updates[i].name < updates[j].name })
 	replaced := make(map[string]bool, len(updates))
+	size := len(pi.data) + len(pi.exts) + 20
 	for _, u := range updates {
 		replaced[u.name] = true
+		size += 72 + len(u.name)
 	}
-	out := bytes.NewBuffer(make([]byte, 0, len(pi.data)+256))
-	out.Write(pi.data[:12])
-	n, ui := 0, 0
+	out := make([]byte, 0, size)
+	out = append(out, pi.data[:12]...)
+	spans := make([]indexSpan, 0, len(pi.entries)+len(updates))
+	ui := 0
 	emit := func(u indexUpdate) {
 		if !u.del {
-			out.Write(encodeEntry(u))
-			n++
+			start := len(out)
+			out = append(out, encodeEntry(u)...)
+			spans = append(spans, indexSpan{start: start, end: len(out), nameAt: start + 62, nameLen: len(u.name)})
 		}
 	}
 	for _, e := range pi.entries {
-		for ui < len(updates) && updates[ui].name < string(e.name) {
+		name := pi.name(e)
+		for ui < len(updates) && updates[ui].name < string(name) {
 			emit(updates[ui])
 			ui++
 		}
-		if replaced[string(e.name)] {
+		if replaced[string(name)] {
 			continue // every stage of a replaced path goes; its update follows in order
 		}
-		out.Write(pi.data[e.start:e.end])
-		n++
+		start := len(out)
+		out = append(out, pi.data[e.start:e.end]...)
+		spans = append(spans, indexSpan{start: start, end: len(out), nameAt: start + e.nameAt - e.start, nameLen: e.nameLen})
 	}
 	for ; ui < len(updates); ui++ {
 		emit(updates[ui])
 	}
-	out.Write(pi.exts)
-	res := out.Bytes()
-	binary.BigEndian.PutUint32(res[8:12], uint32(n))
-	sum := sha1.Sum(res)
-	return append(res, sum[:]...)
+	out = append(out, pi.exts...)
+	binary.BigEndian.PutUint32(out[8:12], uint32(len(spans)))
+	sum := sha1.Sum(out)
+	out = append(out, sum[:]...)
+	return &parsedIndex{data: out, entries: spans, exts: pi.exts}
 }
 
 // encodeEntry renders one stage-0 entry of a regular file.

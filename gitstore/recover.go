@@ -283,11 +283,7 @@ func (s *Store) finish(in *intent, c *object.Commit, diffs []pathDiff, rep *Reco
 	s.appendReflogs(in.branch, in.head, in.commit, object.Signature{Name: c.Committer.Name, Email: c.Committer.Email, When: time.Now()},
 		"commit (finished after a crash): "+rep.Subject)
 	rep.Outcome = RecoveredFinished
-	idx, err := s.indexBytes(index, changes, blobs)
-	if err == nil {
-		err = idxLock.commit(idx, false)
-	}
-	if err != nil {
+	if err := s.writeIndex(idxLock, index, changes, blobs); err != nil {
 		s.indexWarning = fmt.Sprintf("recovered commit %s, but the git index was not updated (run `git reset` in the vault): %v", in.commit, err)
 	}
 	return nil
@@ -318,11 +314,7 @@ func (s *Store) refreshIndex(nonce string, diffs []pathDiff) error {
 		changes = append(changes, Change{Path: d.path, Delete: d.new.IsZero(), OnDisk: d.disk != d.new})
 		blobs[d.path] = d.new
 	}
-	idx, err := s.indexBytes(index, changes, blobs)
-	if err != nil {
-		return err
-	}
-	return idxLock.commit(idx, false)
+	return s.writeIndex(idxLock, index, changes, blobs)
 }
 
 func (s *Store) blobData(h plumbing.Hash) ([]byte, error) {

@@ -78,18 +78,33 @@ func (s *Store) takeLock(path, what, nonce, tpl string) (*gitLock, error) {
 // commit puts data in place of the locked file (through a temporary file,
 // synced when asked, renamed over it) and removes the lock.
 func (l *gitLock) commit(data []byte, sync bool) error {
+	_, err := l.write(data, sync)
+	return err
+}
+
+// commitStat is commit (without fsync) returning the file's stat as
+// written: the file put in place keeps its inode and modification time.
+func (l *gitLock) commitStat(data []byte) (os.FileInfo, error) {
+	return l.write(data, false)
+}
+
+func (l *gitLock) write(data []byte, sync bool) (os.FileInfo, error) {
 	if !l.held {
-		return errors.New("lock already released")
+		return nil, errors.New("lock already released")
 	}
 	defer l.release()
 	tmp := gitTemp(l.gitDir, l.nonce, filepath.Base(l.path))
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = f.Write(data)
 	if err == nil && sync {
 		err = f.Sync()
+	}
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -99,8 +114,9 @@ func (l *gitLock) commit(data []byte, sync bool) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		return nil, err
 	}
-	return err
+	return fi, nil
 }
 
 // release gives the lock up without writing (a no-op after commit).

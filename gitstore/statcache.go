@@ -49,7 +49,7 @@ func (s *Store) loadStatCache() *statCache {
 		}
 		var h plumbing.Hash
 		copy(h[:], b[40:60])
-		c.entries[string(e.name)] = statEntry{hash: h, size: be.Uint32(b[36:40]),
+		c.entries[string(pi.name(e))] = statEntry{hash: h, size: be.Uint32(b[36:40]),
 			mtime: time.Unix(int64(be.Uint32(b[8:12])), int64(be.Uint32(b[12:16])))}
 	}
 	return c

@@ -40,6 +40,7 @@ type Store struct {
 	// indexWarning is set when a commit landed but the index could not be
 	// updated; IndexWarning hands it out once.
 	indexWarning string
+	idxCache     *indexCache              // the index last written or read (index.go)
 	walkCache    map[plumbing.Hash]walked // see commitChanges
 	// recovered lists the commits of dead processes recovered since
 	// TakeRecovered last ran.

@@ -380,3 +380,30 @@ func TestUnsupportedIndexOrMergeInProgressRefusesBeforeAnyChange(t *testing.T) {
 	os.Remove(filepath.Join(dir, ".git", "MERGE_HEAD"))
 	commit(t, s, "now", Change{Path: "a.md", Content: []byte("new\n")})
 }
+
+// The index a commit writes is kept in memory for the next commit, which
+// then splices it without reading it again; a git process replacing the
+// index in between (a person's `git add`) is seen, and what it staged is
+// kept. Every index written is one git reads as valid.
+func TestCommitsReuseTheIndexTheyWroteUnlessGitReplacedIt(t *testing.T) {
+	s, dir := newStore(t)
+	commit(t, s, "a", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "notes/a.md", Content: []byte("# A\n")})
+	commit(t, s, "b", Change{Path: "notes/b.md", Content: []byte("# B\n")})
+	if s.idxCache == nil {
+		t.Fatal("the index written by a commit is not kept")
+	}
+	kept := s.idxCache
+	os.WriteFile(filepath.Join(dir, "staged.txt"), []byte("by hand\n"), 0o644)
+	runGit(t, dir, "add", "staged.txt")
+	commit(t, s, "c", Change{Path: "notes/c.md", Content: []byte("# C\n")})
+	if s.idxCache == kept {
+		t.Fatal("the index git replaced was not read again")
+	}
+	commit(t, s, "d", Change{Path: "notes/a.md", Delete: true}, Change{Path: "notes/d.md", Content: []byte("# D\n")})
+	if got := runGit(t, dir, "ls-files", "-s"); strings.Count(got, "\n")+1 != 5 || !strings.Contains(got, "staged.txt") || strings.Contains(got, "notes/a.md") {
+		t.Fatalf("index:\n%s", got)
+	}
+	if st := runGit(t, dir, "status", "--porcelain"); st != "A  staged.txt" {
+		t.Fatalf("status: %q, want only the file staged by hand", st)
+	}
+}

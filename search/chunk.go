@@ -57,7 +57,9 @@ func Chunks(body string) []Chunk {
 		case len(line)-len(trim) < 4 && isHeading(trim):
 			cur.end = off
 			secs = append(secs, cur)
-			cur = section{start: off, heading: strings.TrimSpace(strings.TrimRight(strings.TrimLeft(trim, "#"), "#"))}
+			// A copy: a substring would keep the whole body alive in
+			// the vectors' chunk lists (issue 16).
+			cur = section{start: off, heading: strings.Clone(strings.TrimSpace(strings.TrimRight(strings.TrimLeft(trim, "#"), "#")))}
 		}
 		off = lineEnd
 	}

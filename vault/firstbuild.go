@@ -15,10 +15,22 @@ import (
 // the last one, and say how many of the caller's notes are not in yet
 // (SearchResult.IndexPending, and a notice).
 type firstBuild struct {
-	ix   *search.Index
-	mu   sync.Mutex
-	todo []string     // the notes the build indexes, in order
-	done atomic.Int64 // how many of todo are indexed
+	ix      *search.Index
+	started func() // called once todo is known (searches wait for it)
+	mu      sync.Mutex
+	todo    []string     // the notes the build indexes, in order
+	done    atomic.Int64 // how many of todo are indexed
+}
+
+// releaseAfterBuild is how many notes a first build indexes before it
+// gives the heap it freed back to the system.
+const releaseAfterBuild = 1000
+
+// indexed is how many notes the build set out to index.
+func (b *firstBuild) indexed() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.todo)
 }
 
 func (b *firstBuild) start(todo []string) {
@@ -26,6 +38,9 @@ func (b *firstBuild) start(todo []string) {
 	b.todo = todo
 	b.mu.Unlock()
 	b.done.Store(0)
+	if b.started != nil {
+		b.started()
+	}
 }
 
 // pending is how many notes in scopes are not indexed yet.
@@ -47,8 +62,9 @@ func (b *firstBuild) pending(v *Vault, scopes []string) int {
 }
 
 // partialSearch runs q on the index the first build is filling, without
-// waiting for it: ok false when no first build runs (the caller waits as
-// before). The result's notice says that notes are missing.
+// waiting for it (Options.AnswerDuringBuild): ok false when no first
+// build runs, or one of a single step (the caller waits for it). The
+// result's notice says that notes are missing.
 func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, bool, error) {
 	s := &v.srch
 	s.openMu.Lock()
@@ -62,8 +78,8 @@ func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Inde
 		}
 	}
 	b := v.srch.build.Load()
-	if b == nil {
-		return nil, nil, false, nil
+	if b == nil || b.indexed() <= indexStep {
+		return nil, nil, false, nil // none, or one step: wait for it
 	}
 	v.srch.useMu.RLock()
 	defer v.srch.useMu.RUnlock()

@@ -10,10 +10,11 @@ import (
 	"time"
 )
 
-// A search asked while the first build of the index runs (a fresh clone,
-// a deleted cache) answers from the notes indexed so far, at once, and
-// says how many of the caller's notes are not searchable yet; once the
-// build is done, answers are whole again and say nothing.
+// In a server (AnswerDuringBuild), a search asked while the first build of
+// the index runs (a fresh clone, a deleted cache) answers from the notes
+// indexed so far, at once, and says how many of the caller's notes are not
+// searchable yet; once the build is done, answers are whole again and say
+// nothing.
 func TestSearchDuringFirstBuildAnswersFromWhatIsIndexed(t *testing.T) {
 	v, dir := sampleVault(t)
 	v.Close()
@@ -32,7 +33,7 @@ func TestSearchDuringFirstBuildAnswersFromWhatIsIndexed(t *testing.T) {
 			})
 		}
 	}
-	v2, err := Open(dir, Options{Quiet: testQuiet})
+	v2, err := Open(dir, Options{Quiet: testQuiet, AnswerDuringBuild: true})
 	if err != nil {
 		t.Fatal(err)
 	}

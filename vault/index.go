@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -143,7 +144,8 @@ func (v *Vault) startIndexLocked() (wait, begun chan struct{}, err error) {
 
 // openIndex opens the index in its folder, brings it up to date with
 // every note and queues the missing vectors; then it ends the wait of
-// the searches (done). begun is closed once the build has begun.
+// the searches (done). begun is closed once the build knows what it
+// indexes (or the open ends).
 func (v *Vault) openIndex(done, begun chan struct{}) {
 	announce := sync.OnceFunc(func() { close(begun) })
 	defer announce()
@@ -154,10 +156,16 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	ix, err := search.Open(v.indexDir(), v.indexOptions(emb, 0))
 	if err == nil {
 		v.srch.ix.Store(ix)
-		v.srch.build.Store(&firstBuild{ix: ix})
-		announce()
+		b := &firstBuild{ix: ix, started: announce}
+		v.srch.build.Store(b)
 		err = v.syncIndex(true)
 		v.srch.build.Store(nil)
+		if b.indexed() >= releaseAfterBuild {
+			// The build's garbage (note texts, Bleve's batches) would
+			// stay resident: the runtime keeps freed heap up to its next
+			// GC goal (issue 16).
+			debug.FreeOSMemory()
+		}
 		if err == nil {
 			ix.QueueMissingVectors()
 		}

@@ -234,7 +234,7 @@ func (v *Vault) NoteCount() int {
 // MatchesIn), which needs no open index.
 func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, error) {
 	defer v.searchRuns()() // Search and Recall count their snippets and packing too
-	if !v.srch.ready.Load() {
+	if !v.srch.ready.Load() && v.answerDuringBuild {
 		if ix, res, ok, err := v.partialSearch(ctx, q); ok {
 			return ix, res, err
 		}

@@ -37,6 +37,13 @@ type Options struct {
 	// will host the vault, so a server lets its calls wait for this open
 	// however long it takes (package host).
 	Locked func()
+	// AnswerDuringBuild lets a search made during the first build of the
+	// index (a fresh clone: seconds per 10,000 notes) answer from the
+	// notes indexed so far, saying how many are not yet, rather than wait
+	// for the last one. A server sets it; a one-shot command (`cairn
+	// search`) waits for the whole index. A build of one step (500 notes
+	// or fewer) is always waited for.
+	AnswerDuringBuild bool
 }
 
 // Vault is one open vault.
@@ -67,6 +74,8 @@ type Vault struct {
 	recoveries  []gitstore.RecoveryReport
 
 	quiet time.Duration // see Options.Quiet
+	// answerDuringBuild: see Options.AnswerDuringBuild.
+	answerDuringBuild bool
 
 	hostLock *os.File
 }
@@ -87,7 +96,7 @@ func Open(root string, opts Options) (*Vault, error) {
 	if err := Check(root); err != nil {
 		return nil, err
 	}
-	v := &Vault{root: abs, quiet: opts.Quiet}
+	v := &Vault{root: abs, quiet: opts.Quiet, answerDuringBuild: opts.AnswerDuringBuild}
 	if v.quiet <= 0 {
 		v.quiet = DefaultQuiet
 	}
