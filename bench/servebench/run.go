@@ -58,7 +58,7 @@ func runVault(c config, bin string, sents []string, tmp string, n, commits int, 
 	clone := filepath.Join(tmp, fmt.Sprintf("clone-%d-%d", n, commits))
 	defer os.RemoveAll(gen)
 	defer os.RemoveAll(clone)
-	logf(log, "generating %d notes in %d commits", n, commits)
+	logf(log, "%s: generating %d notes in %d commits", time.Now().UTC().Format("15:04:05"), n, commits)
 	t0 := time.Now()
 	if err := corpus.GenerateHistory(gen, n, c.words, commits, sents, rand.New(rand.NewSource(1))); err != nil {
 		return nil, err
@@ -81,13 +81,14 @@ func runVault(c config, bin string, sents []string, tmp string, n, commits int, 
 	}
 	var rows []row
 	for _, scenario := range []string{"fresh clone", "warm"} {
-		logf(log, "%d notes, %d commits: %s", n, total, scenario)
+		logf(log, "%s: %d notes, %d commits: %s", time.Now().UTC().Format("15:04:05"), n, total, scenario)
 		r, err := measure(c, bin, clone, scenario, query, n, sents)
 		r.notes, r.commits = n, total
 		if err != nil {
 			return rows, fmt.Errorf("%s: %w", scenario, err)
 		}
 		rows = append(rows, r)
+		logf(log, "%s: initialize %s, first search %s, full index %s, VmRSS %s", scenario, secs(r.initialize), secs(r.firstSearch), secs(r.fullIndex), mib(r.indexed.RSS))
 	}
 	return rows, nil
 }
