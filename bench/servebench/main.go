@@ -65,12 +65,12 @@ func main() {
 	must(err)
 	tmp, err := os.MkdirTemp("", "servebench-")
 	must(err)
-	defer os.RemoveAll(tmp)
 	fmt.Printf("%d CPUs, load average %s; notes of ~%d words (bench/corpus); `cairn serve` over stdio, one mcp-go client; %d writes per scenario\n\n",
 		runtime.NumCPU(), mcpproc.LoadAvg(), c.words, c.writes)
 	rows, err := run(c, sents, tmp, os.Stderr)
 	printTable(os.Stdout, rows)
 	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
+	os.RemoveAll(tmp) // before must: os.Exit runs no deferred call
 	must(err)
 }
 

@@ -82,13 +82,13 @@ func runVault(c config, bin string, sents []string, tmp string, n, commits int, 
 	var rows []row
 	for _, scenario := range []string{"fresh clone", "warm"} {
 		logf(log, "%s: %d notes, %d commits: %s", time.Now().UTC().Format("15:04:05"), n, total, scenario)
-		r, err := measure(c, bin, clone, scenario, query, n, sents)
+		r, err := measure(c, bin, clone, scenario, query, n, sents, log)
 		r.notes, r.commits = n, total
 		if err != nil {
 			return rows, fmt.Errorf("%s: %w", scenario, err)
 		}
 		rows = append(rows, r)
-		logf(log, "%s: initialize %s, first search %s, full index %s, VmRSS %s", scenario, secs(r.initialize), secs(r.firstSearch), secs(r.fullIndex), mib(r.indexed.RSS))
+		logf(log, "%s: done (initialize %s, VmRSS %s once indexed)", scenario, secs(r.initialize), mib(r.indexed.RSS))
 	}
 	return rows, nil
 }
@@ -143,7 +143,7 @@ func (s searchOut) describe() string {
 
 // measure starts cairn serve on dir and takes one row's figures. An
 // error ends with the end of what the server logged.
-func measure(c config, bin, dir, scenario, query string, n int, sents []string) (row, error) {
+func measure(c config, bin, dir, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
 	_, statErr := os.Stat(filepath.Join(dir, filepath.FromSlash(vault.CacheDir), "search"))
 	p, err := mcpproc.Start(bin, dir, scenario)
 	if err != nil {
@@ -152,7 +152,7 @@ func measure(c config, bin, dir, scenario, query string, n int, sents []string) 
 	// Closing stdin stops the server cleanly (it saves its caches for the
 	// next start) and waits for it to exit.
 	defer p.Close()
-	r, err := measureProc(c, p, scenario, query, n, sents)
+	r, err := measureProc(c, p, scenario, query, n, sents, log)
 	r.indexAtStart = "reused"
 	if _, why, ok := strings.Cut(p.Stderr.String(), "search index: rebuilding ("); ok {
 		why, _, _ = strings.Cut(why, ")\n")
@@ -161,13 +161,13 @@ func measure(c config, bin, dir, scenario, query string, n int, sents []string) 
 		r.indexAtStart = "none"
 	}
 	if err != nil {
-		log := p.Stderr.String()
-		err = fmt.Errorf("%w\nthe server's log ends:\n%s", err, log[max(0, len(log)-2000):])
+		said := p.Stderr.String()
+		err = fmt.Errorf("%w\nthe server's log ends:\n%s", err, said[max(0, len(said)-2000):])
 	}
 	return r, err
 }
 
-func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents []string) (row, error) {
+func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
 	r := row{scenario: scenario}
 	r.initialize = p.Initialized
 	s, at, err := firstSearch(p, query, c.within)
@@ -175,6 +175,7 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 		return r, err
 	}
 	r.firstSearch, r.firstReply = at, s.describe()
+	logf(log, "%s: first search %s, %s", scenario, secs(at), r.firstReply)
 	for !s.complete() {
 		if time.Since(p.Started) > c.within {
 			return r, fmt.Errorf("index not complete %s after start: %s", c.within, s.describe())
@@ -187,6 +188,7 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 		at = time.Since(p.Started)
 	}
 	r.fullIndex = at
+	logf(log, "%s: full index %s", scenario, secs(at))
 	if r.indexed, err = mcpproc.MemOf(p.PID()); err != nil {
 		return r, err
 	}
