@@ -5,6 +5,7 @@
 package corpus
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/vault"
 )
@@ -67,6 +69,24 @@ func Query(rng *rand.Rand, sents []string) string {
 // Generate writes n notes of about words words in 100 folders of project
 // `space` under dir and commits them with the git command line.
 func Generate(dir string, n, words int, sents []string, rng *rand.Rand) error {
+	return GenerateHistory(dir, n, words, 1, sents, rng)
+}
+
+// NotePath is the vault-relative path of the i-th generated note.
+func NotePath(i int) string {
+	return fmt.Sprintf("space/f%03d/Note %06d.md", i%100, i)
+}
+
+// GenerateHistory is Generate with the notes spread over commits commits
+// (1 to n), each adding the next slice of notes in order: a vault's cost
+// at open follows its git history (issue 16), so a benchmark must be able
+// to give the same files a deep history. More than one commit is made
+// with git fast-import (seconds for 100,000 commits, where a commit
+// command each would take hours).
+func GenerateHistory(dir string, n, words, commits int, sents []string, rng *rand.Rand) error {
+	if commits < 1 || commits > max(n, 1) {
+		return fmt.Errorf("commits: %d is not between 1 and the %d notes", commits, n)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "space"), 0o755); err != nil {
 		return err
 	}
@@ -74,9 +94,8 @@ func Generate(dir string, n, words int, sents []string, rng *rand.Rand) error {
 		return err
 	}
 	for i := 0; i < n; i++ {
-		folder := filepath.Join(dir, "space", fmt.Sprintf("f%03d", i%100))
 		if i < 100 {
-			if err := os.MkdirAll(folder, 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(dir, "space", fmt.Sprintf("f%03d", i)), 0o755); err != nil {
 				return err
 			}
 		}
@@ -88,14 +107,76 @@ func Generate(dir string, n, words int, sents []string, rng *rand.Rand) error {
 			cnt += len(strings.Fields(s))
 		}
 		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d]\n---\n# Note %06d\n\n%s\n", vault.NewID(), i%50, i, b.String())
-		if err := os.WriteFile(filepath.Join(folder, fmt.Sprintf("Note %06d.md", i)), []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(NotePath(i))), []byte(body), 0o644); err != nil {
 			return err
 		}
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "notes"}} {
-		if err := Git(dir, args...); err != nil {
+	if err := Git(dir, "init", "-q", "-b", "main"); err != nil {
+		return err
+	}
+	if commits == 1 {
+		if err := Git(dir, "add", "-A"); err != nil {
 			return err
 		}
+		return Git(dir, "commit", "-q", "-m", "notes")
+	}
+	if err := importHistory(dir, n, commits); err != nil {
+		return err
+	}
+	return Git(dir, "reset", "-q") // the index, to the files already in place
+}
+
+// importHistory commits the notes already written under dir in commits
+// commits on main, with git fast-import reading a stream written as the
+// files are read (100,000 notes are hundreds of MiB).
+func importHistory(dir string, n, commits int) error {
+	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("git fast-import: %w", err)
+	}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git fast-import: %w", err)
+	}
+	w := bufio.NewWriterSize(in, 1<<20)
+	werr := writeHistory(w, dir, n, commits)
+	if werr == nil {
+		werr = w.Flush()
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git fast-import: %w\n%s", err, out.String())
+	}
+	if werr != nil {
+		return fmt.Errorf("git fast-import: %w", werr)
+	}
+	return nil
+}
+
+// writeHistory writes the fast-import stream: commit k adds notes
+// [k·n/commits, (k+1)·n/commits), the first one the project marker too.
+func writeHistory(w *bufio.Writer, dir string, n, commits int) error {
+	when := time.Now().Unix() - int64(commits)
+	files := []string{"space/" + vault.ProjectMarker}
+	for k := 0; k < commits; k++ {
+		for i := k * n / commits; i < (k+1)*n/commits; i++ {
+			files = append(files, NotePath(i))
+		}
+		msg := fmt.Sprintf("notes %d of %d", k+1, commits)
+		fmt.Fprintf(w, "commit refs/heads/main\ncommitter bench <bench@cairn.local> %d +0000\ndata %d\n%s\n", when+int64(k), len(msg), msg)
+		for _, p := range files {
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+			if err != nil {
+				return err
+			}
+			// The generated paths hold spaces, no quotes or newlines.
+			fmt.Fprintf(w, "M 100644 inline \"%s\"\ndata %d\n", p, len(b))
+			w.Write(b)
+			w.WriteString("\n")
+		}
+		files = files[:0]
 	}
 	return nil
 }

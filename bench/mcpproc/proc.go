@@ -1,0 +1,174 @@
+// Package mcpproc runs `cairn serve` as a separate process over stdio and
+// drives it with mcp-go's client, as an MCP client such as an editor does:
+// for the benchmarks that measure the process itself (its start, its
+// memory), with the figures they print (percentiles, the machine's load).
+// It is what bench/hostbench and bench/teambench each keep a copy of in
+// their proc.go and main.go, exported so a new benchmark needs no third
+// copy.
+package mcpproc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// CallTimeout bounds every call, so that a hang fails the benchmark
+// instead of stalling it.
+const CallTimeout = 2 * time.Minute
+
+// Proc is one `cairn serve` over stdio and the mcp-go client driving it.
+type Proc struct {
+	Name   string
+	Cmd    *exec.Cmd
+	Client *client.Client
+	Stderr *Log
+	// Started is when the process was started; Initialized how long after
+	// that its MCP initialize was answered.
+	Started     time.Time
+	Initialized time.Duration
+}
+
+// Start starts `bin serve --vault dir extra...` and initializes its
+// client. The command is made here (WithCommandFunc) so that its pid is
+// known and it can be killed; the transport still reaps it.
+func Start(bin, dir, name string, extra ...string) (*Proc, error) {
+	p := &Proc{Name: name, Stderr: &Log{}}
+	args := append([]string{"serve", "--vault", dir}, extra...)
+	tr := transport.NewStdioWithOptions(bin, nil, args,
+		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			p.Cmd = exec.Command(command, args...)
+			p.Cmd.Env = append(os.Environ(), env...)
+			return p.Cmd, nil
+		}),
+		transport.WithCommandStderrWriter(p.Stderr))
+	p.Client = client.NewClient(tr)
+	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
+	defer cancel()
+	p.Started = time.Now()
+	if err := p.Client.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "cairn-bench", Version: "1"}
+	if _, err := p.Client.Initialize(ctx, init); err != nil {
+		p.Client.Close()
+		return nil, fmt.Errorf("initialize %s: %w\n%s", name, err, p.Stderr)
+	}
+	p.Initialized = time.Since(p.Started)
+	return p, nil
+}
+
+// PID is the process's id.
+func (p *Proc) PID() int { return p.Cmd.Process.Pid }
+
+// Call makes one tool call and decodes its structured result into out
+// (when not nil). A transport error or an isError result is an error
+// whose text holds the result's text.
+func (p *Proc) Call(tool string, args map[string]any, out any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := p.Client.CallTool(ctx, req)
+	if err != nil {
+		return fmt.Errorf("%s on %s: %w", tool, p.Name, err)
+	}
+	if res.IsError {
+		var text []string
+		for _, c := range res.Content {
+			if t, ok := c.(mcp.TextContent); ok {
+				text = append(text, t.Text)
+			}
+		}
+		return fmt.Errorf("%s on %s: isError: %s", tool, p.Name, strings.Join(text, " "))
+	}
+	if out == nil {
+		return nil
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return fmt.Errorf("%s on %s: encode its result: %w", tool, p.Name, err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%s on %s: decode its result: %w", tool, p.Name, err)
+	}
+	return nil
+}
+
+// Kill sends SIGKILL; the process is reaped by Close.
+func (p *Proc) Kill() error {
+	if err := p.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kill %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// Close ends the client: stdin closes, the server exits (saving what it
+// saves at a clean stop) and is reaped.
+func (p *Proc) Close() error {
+	if err := p.Client.Close(); err != nil && !strings.Contains(err.Error(), "signal: killed") {
+		return fmt.Errorf("close %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// Mem is a process's resident memory now (VmRSS) and at its peak (VmHWM),
+// in bytes.
+type Mem struct{ RSS, HWM uint64 }
+
+// MemOf reads VmRSS and VmHWM from /proc/PID/status.
+func MemOf(pid int) (Mem, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Mem{}, fmt.Errorf("memory of process %d: %w", pid, err)
+	}
+	var m Mem
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb uint64
+		switch {
+		case strings.HasPrefix(line, "VmRSS:"):
+			fmt.Sscanf(strings.TrimPrefix(line, "VmRSS:"), "%d", &kb)
+			m.RSS = kb << 10
+		case strings.HasPrefix(line, "VmHWM:"):
+			fmt.Sscanf(strings.TrimPrefix(line, "VmHWM:"), "%d", &kb)
+			m.HWM = kb << 10
+		}
+	}
+	if m.RSS == 0 {
+		return m, fmt.Errorf("memory of process %d: no VmRSS in its status", pid)
+	}
+	return m, nil
+}
+
+// Log is a process's stderr, written by the transport's drain while the
+// benchmark reads it.
+type Log struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Log) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -1,0 +1,144 @@
+// Command servebench measures what a person waits for and what a server
+// holds when `cairn serve` starts beside their editor (issue 16,
+// "footprint and cold start"): a separate process over stdio, driven by
+// mcp-go's client (bench/mcpproc) as an MCP client is.
+//
+// Run it from the repository root (it builds ./cmd/cairn once into a
+// temporary folder):
+//
+//	go run ./bench/servebench -notes 10000,100000 -history 1,all
+//
+// For each size of -notes and each depth of -history, a vault is
+// generated (notes of real English sentences, bench/corpus), spread over
+// that many commits, adopted by `vault.Init`, then `git clone`d, so that
+// no .cairn cache exists. Two scenarios run on the clone, one after the
+// other:
+//
+//   - fresh clone: the first `cairn serve` of the clone;
+//   - warm: a second start on the same clone, with the caches the first
+//     one left when it stopped cleanly (stdin closed).
+//
+// Each reports, from the process's start: MCP initialize answered; the
+// first search answered with results (a query of words taken from a
+// generated note; errors, e.g. no host yet, are retried), and whether that
+// reply was complete or said that vectors or long notes were still
+// pending (search's vectorsPending and indexPending); the full index
+// (Bleve and every vector): the first search whose reply has neither
+// pending, polled every -poll; VmRSS and VmHWM then; then -writes writes
+// through MCP, create_note and edit_note (append, its versionToken from
+// an untimed get_note) in turn, their p50 and p99, and VmRSS and VmHWM
+// after them.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
+)
+
+// config is the command line.
+type config struct {
+	notes   []int
+	history []string // commit counts, or "all" (each note its own commit)
+	words   int
+	writes  int
+	within  time.Duration // bound on each wait (first search, full index)
+	poll    time.Duration // between searches while waiting for the full index
+	data    string
+}
+
+func main() {
+	c, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "servebench:", err)
+		os.Exit(2)
+	}
+	sents, err := corpus.Sentences(c.data)
+	must(err)
+	tmp, err := os.MkdirTemp("", "servebench-")
+	must(err)
+	fmt.Printf("%d CPUs, load average %s; notes of ~%d words (bench/corpus); `cairn serve` over stdio, one mcp-go client; %d writes per scenario\n\n",
+		runtime.NumCPU(), mcpproc.LoadAvg(), c.words, c.writes)
+	rows, err := run(c, sents, tmp, os.Stderr)
+	printTable(os.Stdout, rows)
+	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
+	os.RemoveAll(tmp) // before must: os.Exit runs no deferred call
+	must(err)
+}
+
+// parseFlags reads the command line; each error names its flag.
+func parseFlags(args []string) (config, error) {
+	c := config{}
+	fs := flag.NewFlagSet("servebench", flag.ContinueOnError)
+	notes := fs.String("notes", "10000", "notes of the generated vaults, a comma list (e.g. 10000,100000)")
+	history := fs.String("history", "1", "commits the notes are spread over, a comma list; all: each note its own commit")
+	fs.IntVar(&c.words, "words", 300, "words per generated note")
+	fs.IntVar(&c.writes, "writes", 1000, "writes per scenario (create_note and edit_note in turn)")
+	fs.DurationVar(&c.within, "within", 20*time.Minute, "give up a wait (first search, full index) after this long")
+	fs.DurationVar(&c.poll, "poll", 250*time.Millisecond, "time between searches while waiting for the full index")
+	fs.StringVar(&c.data, "data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	for _, s := range strings.Split(*notes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("-notes: %q is not a number of notes (1 or more)", s)
+		}
+		c.notes = append(c.notes, n)
+	}
+	for _, s := range strings.Split(*history, ",") {
+		s = strings.TrimSpace(s)
+		if n, err := strconv.Atoi(s); s != "all" && (err != nil || n < 1) {
+			return c, fmt.Errorf("-history: %q is neither a number of commits (1 or more) nor all", s)
+		}
+		c.history = append(c.history, s)
+	}
+	for _, h := range c.history {
+		for _, n := range c.notes {
+			if k, _ := strconv.Atoi(h); k > n {
+				return c, fmt.Errorf("-history: %d commits for %d notes: a commit adds one note at least", k, n)
+			}
+		}
+	}
+	switch {
+	case c.words < 1:
+		return c, fmt.Errorf("-words: %d; at least 1", c.words)
+	case c.writes < 2:
+		return c, fmt.Errorf("-writes: %d; at least 2 (a create and an edit)", c.writes)
+	case c.within <= 0:
+		return c, fmt.Errorf("-within: %s is not a positive duration", c.within)
+	case c.poll <= 0:
+		return c, fmt.Errorf("-poll: %s is not a positive duration", c.poll)
+	}
+	return c, nil
+}
+
+// commitsFor is the number of commits history means for n notes.
+func commitsFor(history string, n int) int {
+	if history == "all" {
+		return n
+	}
+	k, _ := strconv.Atoi(history)
+	return k
+}
+
+// logf says where the benchmark is (on stderr: stdout is the table).
+func logf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "servebench: "+format+"\n", args...)
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "servebench:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cairn-dev/cairn/bench/mcpproc"
+)
+
+// printTable prints one Markdown row per scenario, then what each first
+// search reply said (too long for a cell).
+func printTable(w io.Writer, rows []row) {
+	fmt.Fprintln(w, "| scenario | notes | commits | search index at start | initialize | first search | full index | VmRSS / VmHWM indexed | VmRSS / VmHWM after writes | create_note p50 / p99 | edit_note p50 / p99 |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s / %s |\n",
+			r.scenario, r.notes, r.commits, r.indexAtStart, secs(r.initialize), secs(r.firstSearch), secs(r.fullIndex),
+			mib(r.indexed.RSS), mib(r.indexed.HWM), mib(r.written.RSS), mib(r.written.HWM),
+			ms(mcpproc.Pct(r.creates, 50)), ms(mcpproc.Pct(r.creates, 99)), ms(mcpproc.Pct(r.edits, 50)), ms(mcpproc.Pct(r.edits, 99)))
+	}
+	fmt.Fprintln(w)
+	for _, r := range rows {
+		fmt.Fprintf(w, "- %d notes, %d commits, %s: first search reply %s\n", r.notes, r.commits, r.scenario, r.firstReply)
+	}
+}
+
+// secs prints a duration in seconds.
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// ms prints a duration in milliseconds.
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/vault"
+)
+
+// row is what one scenario measured.
+type row struct {
+	scenario       string
+	notes, commits int
+	// From the process's start.
+	initialize, firstSearch, fullIndex time.Duration
+	firstReply                         string // complete, or what the first reply said was pending
+	indexAtStart                       string // none, reused, or rebuilt (why): the search index the process found
+	indexed, written                   mcpproc.Mem
+	creates, edits                     []time.Duration
+}
+
+// run builds cairn into tmp, then measures both scenarios for each size
+// and history depth. It returns the rows measured so far with an error.
+func run(c config, sents []string, tmp string, log io.Writer) ([]row, error) {
+	bin := filepath.Join(tmp, "cairn")
+	build := exec.Command("go", "build", "-o", bin, "github.com/cairn-dev/cairn/cmd/cairn")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build cairn: %w\n%s", err, out)
+	}
+	var rows []row
+	for _, n := range c.notes {
+		for _, h := range c.history {
+			commits := commitsFor(h, n)
+			rs, err := runVault(c, bin, sents, tmp, n, commits, log)
+			rows = append(rows, rs...)
+			if err != nil {
+				return rows, fmt.Errorf("%d notes in %d commits: %w", n, commits, err)
+			}
+		}
+	}
+	return rows, nil
+}
+
+// runVault generates a vault of n notes in commits commits, clones it and
+// measures the clone's first start, then its second.
+func runVault(c config, bin string, sents []string, tmp string, n, commits int, log io.Writer) ([]row, error) {
+	gen := filepath.Join(tmp, fmt.Sprintf("gen-%d-%d", n, commits))
+	clone := filepath.Join(tmp, fmt.Sprintf("clone-%d-%d", n, commits))
+	defer os.RemoveAll(gen)
+	defer os.RemoveAll(clone)
+	logf(log, "%s: generating %d notes in %d commits", time.Now().UTC().Format("15:04:05"), n, commits)
+	t0 := time.Now()
+	if err := corpus.GenerateHistory(gen, n, c.words, commits, sents, rand.New(rand.NewSource(1))); err != nil {
+		return nil, err
+	}
+	if _, err := vault.Init(gen, vault.InitOptions{}); err != nil {
+		return nil, fmt.Errorf("init %s: %w", gen, err)
+	}
+	if err := corpus.Git(tmp, "clone", "-q", gen, clone); err != nil {
+		return nil, err
+	}
+	out, err := exec.Command("git", "-C", clone, "rev-list", "--count", "HEAD").Output()
+	if err != nil {
+		return nil, fmt.Errorf("count the clone's commits: %w", err)
+	}
+	total, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	logf(log, "generated and cloned in %s: %d commits", time.Since(t0).Round(time.Millisecond), total)
+	query, err := knownQuery(clone)
+	if err != nil {
+		return nil, err
+	}
+	var rows []row
+	for _, scenario := range []string{"fresh clone", "warm"} {
+		logf(log, "%s: %d notes, %d commits: %s", time.Now().UTC().Format("15:04:05"), n, total, scenario)
+		r, err := measure(c, bin, clone, scenario, query, n, sents, log)
+		r.notes, r.commits = n, total
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", scenario, err)
+		}
+		rows = append(rows, r)
+		logf(log, "%s: done (initialize %s, VmRSS %s once indexed)", scenario, secs(r.initialize), mib(r.indexed.RSS))
+	}
+	return rows, nil
+}
+
+// knownQuery is three words of the first generated note's body: a search
+// for them has at least that note to find.
+func knownQuery(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(corpus.NotePath(0))))
+	if err != nil {
+		return "", fmt.Errorf("a query known to match: %w", err)
+	}
+	_, body, _ := strings.Cut(string(b), "\n# ")
+	_, body, _ = strings.Cut(body, "\n")
+	w := strings.Fields(body)
+	if len(w) < 3 {
+		return "", fmt.Errorf("a query known to match: %s has under 3 words", corpus.NotePath(0))
+	}
+	return strings.Join(w[:3], " "), nil
+}
+
+// searchOut is the part of search's answer the benchmark reads.
+type searchOut struct {
+	Mode           string     `json:"mode"`
+	Requested      string     `json:"requestedMode"`
+	Notice         string     `json:"notice"`
+	VectorsPending int        `json:"vectorsPending"`
+	IndexPending   int        `json:"indexPending"`
+	Results        []struct{} `json:"results"`
+}
+
+// complete says whether the index answering s holds every note and
+// every vector.
+func (s searchOut) complete() bool { return s.VectorsPending == 0 && s.IndexPending == 0 }
+
+// describe is what a reply said about the index answering it.
+func (s searchOut) describe() string {
+	var parts []string
+	if s.VectorsPending > 0 {
+		parts = append(parts, fmt.Sprintf("%d vectors pending", s.VectorsPending))
+	}
+	if s.IndexPending > 0 {
+		parts = append(parts, fmt.Sprintf("%d long notes pending", s.IndexPending))
+	}
+	if s.Mode != s.Requested {
+		parts = append(parts, fmt.Sprintf("%s instead of %s: %s", s.Mode, s.Requested, s.Notice))
+	}
+	if len(parts) == 0 {
+		return "complete"
+	}
+	return "partial: " + strings.Join(parts, ", ")
+}
+
+// measure starts cairn serve on dir and takes one row's figures. An
+// error ends with the end of what the server logged.
+func measure(c config, bin, dir, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
+	_, statErr := os.Stat(filepath.Join(dir, filepath.FromSlash(vault.CacheDir), "search"))
+	p, err := mcpproc.Start(bin, dir, scenario)
+	if err != nil {
+		return row{scenario: scenario}, err
+	}
+	// Closing stdin stops the server cleanly (it saves its caches for the
+	// next start) and waits for it to exit.
+	defer p.Close()
+	r, err := measureProc(c, p, scenario, query, n, sents, log)
+	r.indexAtStart = "reused"
+	if _, why, ok := strings.Cut(p.Stderr.String(), "search index: rebuilding ("); ok {
+		why, _, _ = strings.Cut(why, ")\n")
+		r.indexAtStart = "rebuilt (" + why + ")"
+	} else if statErr != nil {
+		r.indexAtStart = "none"
+	}
+	if err != nil {
+		said := p.Stderr.String()
+		err = fmt.Errorf("%w\nthe server's log ends:\n%s", err, said[max(0, len(said)-2000):])
+	}
+	return r, err
+}
+
+func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
+	r := row{scenario: scenario}
+	r.initialize = p.Initialized
+	s, at, err := firstSearch(p, query, c.within)
+	if err != nil {
+		return r, err
+	}
+	r.firstSearch, r.firstReply = at, s.describe()
+	logf(log, "%s: first search %s, %s", scenario, secs(at), r.firstReply)
+	for !s.complete() {
+		if time.Since(p.Started) > c.within {
+			return r, fmt.Errorf("index not complete %s after start: %s", c.within, s.describe())
+		}
+		time.Sleep(c.poll)
+		s = searchOut{} // a field the reply omits (omitempty) is zero, not the last one's
+		if err := p.Call("search", map[string]any{"query": query}, &s); err != nil {
+			return r, err
+		}
+		at = time.Since(p.Started)
+	}
+	r.fullIndex = at
+	logf(log, "%s: full index %s", scenario, secs(at))
+	if r.indexed, err = mcpproc.MemOf(p.PID()); err != nil {
+		return r, err
+	}
+	if r.creates, r.edits, err = writes(p, c.writes, scenario, n, sents); err != nil {
+		return r, err
+	}
+	r.written, err = mcpproc.MemOf(p.PID())
+	return r, err
+}
+
+// firstSearch searches until a reply has results, retrying errors (the
+// process may not host the vault yet), and returns that reply and when it
+// came, from the process's start.
+func firstSearch(p *mcpproc.Proc, query string, within time.Duration) (searchOut, time.Duration, error) {
+	var last error
+	for time.Since(p.Started) < within {
+		var s searchOut
+		err := p.Call("search", map[string]any{"query": query}, &s)
+		if err == nil && len(s.Results) > 0 {
+			return s, time.Since(p.Started), nil
+		}
+		if err == nil {
+			err = fmt.Errorf("search %q found nothing: %s", query, s.describe())
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	return searchOut{}, 0, errors.Join(fmt.Errorf("no search answered with results within %s of start", within), last)
+}
+
+// writes makes k writes through p, create_note and edit_note in turn (an
+// edit appends a line to a generated note, its versionToken from an
+// untimed get_note), and returns each kind's durations.
+func writes(p *mcpproc.Proc, k int, scenario string, n int, sents []string) (creates, edits []time.Duration, err error) {
+	rng := rand.New(rand.NewSource(3))
+	for i := 0; i < k; i++ {
+		var tool string
+		var args map[string]any
+		if i%2 == 0 {
+			var body strings.Builder
+			fmt.Fprintf(&body, "# Servebench %s %d\n\n", scenario, i)
+			for body.Len() < 600 {
+				body.WriteString(sents[rng.Intn(len(sents))] + " ")
+			}
+			tool = "create_note"
+			args = map[string]any{"project": "space", "path": fmt.Sprintf("space/f%03d", (i/2)%100), "body": body.String()}
+		} else {
+			ref := corpus.NotePath((i / 2 * 7919) % n)
+			var got struct {
+				VersionToken string `json:"versionToken"`
+			}
+			if err := p.Call("get_note", map[string]any{"ref": ref}, &got); err != nil {
+				return nil, nil, err
+			}
+			tool = "edit_note"
+			args = map[string]any{"ref": ref, "versionToken": got.VersionToken, "operation": "append",
+				"content": fmt.Sprintf("Edit %d (%s): %s", i, scenario, sents[rng.Intn(len(sents))])}
+		}
+		t0 := time.Now()
+		if err := p.Call(tool, args, nil); err != nil {
+			return nil, nil, err
+		}
+		if d := time.Since(t0); tool == "create_note" {
+			creates = append(creates, d)
+		} else {
+			edits = append(edits, d)
+		}
+	}
+	return creates, edits, nil
+}
