@@ -70,6 +70,7 @@ type Vault struct {
 	accessStamp [2]fileStamp // access.yaml's and local.yaml's when read
 	projects    *projectSet
 	scannedAt   time.Time
+	scanTook    time.Duration // how long the last rescan took (scanDue)
 	knownHead   string // the HEAD the catalog and projects reflect
 	recoveries  []gitstore.RecoveryReport
 
@@ -310,6 +311,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	v.catMu.Lock()
 	since := v.cat.gen
 	v.catMu.Unlock()
+	began := time.Now()
 	var markers []string
 	seen := map[string]fileStamp{}
 	others := map[string]bool{}
@@ -364,6 +366,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	v.mu.Lock()
 	v.projects = ps
 	v.scannedAt = time.Now()
+	v.scanTook = v.scannedAt.Sub(began)
 	v.mu.Unlock()
 	v.indexSoon()
 	return changed, nil
@@ -373,13 +376,24 @@ func (v *Vault) rescanChanged() ([]string, error) {
 // to see notes and markers people added by hand when no watcher runs, or
 // before its events arrive.
 func (v *Vault) rescanIfStale(d time.Duration) error {
-	v.mu.Lock()
-	stale := time.Since(v.scannedAt) > d
-	v.mu.Unlock()
-	if !stale {
+	if !v.scanDue(d) {
 		return nil
 	}
 	return v.rescan()
+}
+
+// scanPace bounds the share of a core the periodic rescans take: a rescan
+// runs at most once per scanPace times its own duration (2 %). A rescan
+// stats every file; at 100,000 notes it takes a few hundred milliseconds,
+// and every 3 s it was a tenth of a core with nobody using the vault.
+const scanPace = 50
+
+// scanDue says whether the last rescan is older than d, or than scanPace
+// times its duration when that is longer.
+func (v *Vault) scanDue(d time.Duration) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return time.Since(v.scannedAt) > max(d, scanPace*v.scanTook)
 }
 
 func (v *Vault) projectSet() *projectSet {

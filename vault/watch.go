@@ -132,7 +132,11 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 			pendingMu.Unlock()
 		case <-reconcile.C:
 			// Whatever changed without an event reaching us (a watch not yet
-			// in place, an overflow) is found by size and mtime.
+			// in place, an overflow) is found by size and mtime, paced by
+			// the rescan's cost (scanDue).
+			if !v.scanDue(o.Reconcile) {
+				continue
+			}
 			changed, err := v.rescanChanged()
 			if err != nil {
 				report(err)
