@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -100,11 +101,11 @@ func (s *Store) readCommitChanges(h plumbing.Hash) (CommitInfo, []FileChange, pl
 		}
 		parentTree = pc.TreeHash
 	}
-	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
 	added := map[string]plumbing.Hash{}
 	deleted := map[string]plumbing.Hash{}
 	var out []FileChange
-	err = w.diffHashes(parentTree, c.TreeHash, "", func(p string, old, new plumbing.Hash) {
+	err = newRawWalker(s.repo.Storer).diff(parentTree, c.TreeHash, true, nil, func(b []byte, old, new plumbing.Hash) {
+		p := string(b)
 		switch {
 		case old.IsZero():
 			added[p] = new
@@ -213,6 +214,50 @@ func (s *Store) remember(h, parent plumbing.Hash, info CommitInfo, changes []Cha
 		s.walkCache = map[plumbing.Hash]walked{}
 	}
 	s.walkCache[h] = walked{info: info, changes: s.pairRenames(out, added, deleted), parent: parent}
+}
+
+// treeWalker reads go-git trees once each, as maps by name: for editing a
+// tree (commit.go) and comparing two (diffHashes, Recover). Walking
+// history uses rawWalker instead, which keeps no trees past two commits.
+type treeWalker struct {
+	repo  *git.Repository
+	trees map[plumbing.Hash]map[string]object.TreeEntry
+}
+
+// maxWalkerTrees bounds a treeWalker's trees (it starts over past it).
+const maxWalkerTrees = 200000
+
+func (w *treeWalker) entries(h plumbing.Hash) (map[string]object.TreeEntry, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	if m, ok := w.trees[h]; ok {
+		return m, nil
+	}
+	t, err := w.repo.TreeObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	m := make(map[string]object.TreeEntry, len(t.Entries))
+	for _, e := range t.Entries {
+		m[e.Name] = e
+	}
+	if len(w.trees) > maxWalkerTrees {
+		w.trees = map[plumbing.Hash]map[string]object.TreeEntry{}
+	}
+	w.trees[h] = m
+	return m, nil
+}
+
+func isTree(e object.TreeEntry) bool { return e.Mode == filemode.Dir }
+
+// pair reads the two trees a comparison walks.
+func (w *treeWalker) pair(a, b plumbing.Hash) (ea, eb map[string]object.TreeEntry, err error) {
+	if ea, err = w.entries(a); err != nil {
+		return nil, nil, err
+	}
+	eb, err = w.entries(b)
+	return ea, eb, err
 }
 
 // diffHashes reports every file whose blob differs between trees a and b,
