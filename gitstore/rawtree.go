@@ -89,7 +89,9 @@ var errBadTree = errors.New("malformed tree")
 // as "name/"). Trees git or this package wrote are in that order already;
 // one that is not is sorted, so that the merge in diff stays right.
 func parseTree(b []byte) ([]rawEntry, error) {
-	var out []rawEntry
+	// An entry takes 28 bytes at least ("40000 a\0" and its hash): no
+	// growing, at most twice what a tree of long names needs.
+	out := make([]rawEntry, 0, len(b)/28+1)
 	sorted := true
 	for len(b) > 0 {
 		sp := bytes.IndexByte(b, ' ')

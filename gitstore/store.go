@@ -47,6 +47,7 @@ type Store struct {
 	// updated; IndexWarning hands it out once.
 	indexWarning string
 	walkCache    map[plumbing.Hash]walked // see commitChanges
+	walkWeight   int                      // of walkCache (maxWalkCache)
 	// recovered lists the commits of dead processes recovered since
 	// TakeRecovered last ran.
 	recovered []RecoveryReport
@@ -196,7 +197,7 @@ func (s *Store) startBuild(head plumbing.Hash) {
 			return
 		}
 		defer closeRepository(repo)
-		b.vm, b.err = buildVersions(repo.Storer, head, &b.stop)
+		b.vm, b.err = buildVersions(repo.Storer, s.dir, head, &b.stop)
 	}()
 }
 

@@ -81,18 +81,16 @@ func (vm *versionMap) clone() *versionMap {
 // updateVersionMap brings old (possibly nil) to head: incrementally when
 // old.head is a first-parent ancestor of head, otherwise by a full build.
 func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash) (*versionMap, error) {
-	return updateVersions(repo.Storer, old, head, nil)
-}
-
-// updateVersions is updateVersionMap on an object store; a full build
-// gives up with errStopped as soon as stop (when not nil) is set.
-func updateVersions(st storer.EncodedObjectStorer, old *versionMap, head plumbing.Hash, stop *atomic.Bool) (*versionMap, error) {
 	if old != nil && !old.head.IsZero() {
-		if ok, err := isFirstParentAncestor(st, old.head, head); err == nil && ok {
-			return advanceVersions(st, old, head)
+		if ok, err := isFirstParentAncestor(repo.Storer, old.head, head); err == nil && ok {
+			return advanceVersions(repo.Storer, old, head)
 		}
 	}
-	return buildVersions(st, head, stop)
+	dir := ""
+	if wt, err := repo.Worktree(); err == nil {
+		dir = wt.Filesystem.Root()
+	}
+	return buildVersions(repo.Storer, dir, head, nil)
 }
 
 // advanceVersions brings old to head, a first-parent descendant of
@@ -157,59 +155,77 @@ func isFirstParentAncestor(st storer.EncodedObjectStorer, ancestor, h plumbing.H
 var errStopped = errors.New("version map build stopped")
 
 // buildVersions builds the map of head from nothing: it lists head's
-// files, then walks first-parent history from head, newest first, and
-// gives each file the first commit whose tree differs from its parent's at
-// that path; it stops when every file has one. A walk compares each commit
-// with its parent, descending only into folders whose hash differs and
-// that still hold files without a commit (pending counts them per folder,
-// "a/b/").
-//
-// Its memory is the map, the names, and the trees of two commits
-// (rawWalker); its time is one commit and the trees along its changed
-// paths per commit walked, back to the oldest commit that last changed a
-// file still in head: the whole history when the first notes were never
-// edited since, the usual case.
-func buildVersions(st storer.EncodedObjectStorer, head plumbing.Hash, stop *atomic.Bool) (*versionMap, error) {
-	vm := &versionMap{head: head, paths: map[string]plumbing.Hash{}}
+// files, then gives each the newest first-parent commit whose tree differs
+// from its parent's at that path, with the git command line in dir when
+// it can (gitLogVersions), else walking with go-git (walkVersions).
+// Either reads history back to the oldest commit that last changed a file
+// still in head: the whole history when the first notes were never edited
+// since, the usual case.
+func buildVersions(st storer.EncodedObjectStorer, dir string, head plumbing.Hash, stop *atomic.Bool) (*versionMap, error) {
 	c, err := readCommit(st, head)
 	if err != nil {
 		return nil, err
 	}
-	w := newRawWalker(st)
-	unresolved := map[string]bool{}
-	pending := map[string]int{}
-	err = w.diff(plumbing.ZeroHash, c.tree, false, nil, func(p []byte, _, _ plumbing.Hash) {
-		unresolved[string(p)] = true
-		for i, ch := range p {
-			if ch == '/' {
-				pending[string(p[:i+1])]++
-			}
-		}
+	var files []string
+	err = newRawWalker(st).diff(plumbing.ZeroHash, c.tree, false, nil, func(p []byte, _, _ plumbing.Hash) {
+		files = append(files, string(p))
 	})
 	if err != nil {
 		return nil, err
 	}
+	unresolved := func() map[string]bool {
+		m := make(map[string]bool, len(files))
+		for _, p := range files {
+			m[p] = true
+		}
+		return m
+	}
+	if dir != "" && gitCommand != "" {
+		vm := &versionMap{head: head, paths: make(map[string]plumbing.Hash, len(files))}
+		err := gitLogVersions(dir, head, unresolved(), vm.paths, stop)
+		if err == nil || errors.Is(err, errStopped) {
+			return vm, err
+		}
+	}
+	vm := &versionMap{head: head, paths: make(map[string]plumbing.Hash, len(files))}
+	return vm, walkVersions(st, head, c, unresolved(), vm.paths, stop)
+}
+
+// walkVersions walks first-parent history from head (whose commit is c),
+// comparing each commit with its parent, descending only into folders
+// whose hash differs and that still hold files without a commit (pending
+// counts them per folder, "a/b/"), until every file of unresolved has its
+// commit in out. Its memory is the trees of two commits (rawWalker).
+func walkVersions(st storer.EncodedObjectStorer, head plumbing.Hash, c rawCommit, unresolved map[string]bool, out map[string]plumbing.Hash, stop *atomic.Bool) error {
+	pending := map[string]int{}
+	for p := range unresolved {
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' {
+				pending[p[:i+1]]++
+			}
+		}
+	}
 	descend := func(dir []byte) bool { return pending[string(dir)] > 0 }
+	w := newRawWalker(st)
 	for h := head; len(unresolved) > 0; {
 		if stop != nil && stop.Load() {
-			return nil, errStopped
+			return errStopped
 		}
-		var parentTree plumbing.Hash
 		var parent rawCommit
 		if !c.parent.IsZero() {
+			var err error
 			if parent, err = readCommit(st, c.parent); err != nil {
-				return nil, err
+				return err
 			}
-			parentTree = parent.tree
 		}
 		w.step()
-		err := w.diff(parentTree, c.tree, false, descend, func(p []byte, _, _ plumbing.Hash) {
+		err := w.diff(parent.tree, c.tree, false, descend, func(p []byte, _, _ plumbing.Hash) {
 			if !unresolved[string(p)] {
 				return
 			}
 			path := string(p)
 			delete(unresolved, path)
-			vm.paths[path] = h
+			out[path] = h
 			for i := 0; i < len(path); i++ {
 				if path[i] == '/' {
 					pending[path[:i+1]]--
@@ -217,14 +233,14 @@ func buildVersions(st storer.EncodedObjectStorer, head plumbing.Hash, stop *atom
 			}
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if c.parent.IsZero() {
 			break
 		}
 		h, c = c.parent, parent
 	}
-	return vm, nil
+	return nil
 }
 
 // cleanPath reports whether p is a plain relative slash path.

@@ -104,12 +104,56 @@ func deepHistory(t *testing.T, dir string, n int) []string {
 }
 
 // TestDeepHistoryVersionsMatchGitLog: a map built from nothing (in the
-// background, from a fresh clone's pack) names, for each path, the
-// commit `git log -1 --first-parent -- path` names; and it is brought up
-// to date when commits are made by hand after it.
+// background, from a fresh clone's pack), with the git command line or
+// with go-git's walk, names for each path the commit `git log -1
+// --first-parent -- path` names; and it is brought up to date when
+// commits are made by hand after it.
 func TestDeepHistoryVersionsMatchGitLog(t *testing.T) {
 	src := t.TempDir()
 	paths := deepHistory(t, src, 1500)
+	t.Run("git", func(t *testing.T) { deepHistoryVersions(t, src, paths) })
+	t.Run("go-git", func(t *testing.T) {
+		defer func(c string) { gitCommand = c }(gitCommand)
+		gitCommand = ""
+		deepHistoryVersions(t, src, paths)
+	})
+	t.Run("both agree on every path", func(t *testing.T) {
+		repo, err := openRepository(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closeRepository(repo)
+		head := plumbing.NewHash(runGit(t, src, "rev-parse", "main"))
+		c, err := readCommit(repo.Storer, head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := func() map[string]bool {
+			m := map[string]bool{}
+			for _, p := range paths {
+				m[p] = true
+			}
+			return m
+		}
+		byGit, byWalk := map[string]plumbing.Hash{}, map[string]plumbing.Hash{}
+		if err := gitLogVersions(src, head, set(), byGit, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := walkVersions(repo.Storer, head, c, set(), byWalk, nil); err != nil {
+			t.Fatal(err)
+		}
+		if len(byGit) != len(paths) || len(byWalk) != len(paths) {
+			t.Fatalf("%d paths, git resolved %d, the walk %d", len(paths), len(byGit), len(byWalk))
+		}
+		for _, p := range paths {
+			if byGit[p] != byWalk[p] {
+				t.Fatalf("%s: git log says %s, the walk %s", p, byGit[p], byWalk[p])
+			}
+		}
+	})
+}
+
+func deepHistoryVersions(t *testing.T, src string, paths []string) {
 	dir := filepath.Join(t.TempDir(), "clone")
 	runGit(t, src, "clone", "-q", "--no-local", src, dir)
 	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cache/versions.json")})

@@ -71,7 +71,23 @@ type walked struct {
 	parent  plumbing.Hash
 }
 
+// maxWalkCache bounds walkCache by weight: a commit weighs one plus the
+// files it changed, so that one import of 50,000 files weighs as much as
+// 50,000 commits of one file. A commit's entry takes about 500 bytes and
+// a changed file about 100, so the cache holds 25 MiB at most; past the
+// bound it starts over (history is read newest first, and what was read
+// last is what the next call reads again).
 const maxWalkCache = 50000
+
+// cacheWalked adds one commit's changes to walkCache.
+func (s *Store) cacheWalked(h plumbing.Hash, w walked) {
+	weight := 1 + len(w.changes)
+	if s.walkCache == nil || s.walkWeight+weight > maxWalkCache {
+		s.walkCache, s.walkWeight = map[plumbing.Hash]walked{}, 0
+	}
+	s.walkCache[h] = w
+	s.walkWeight += weight
+}
 
 func (s *Store) commitChanges(h plumbing.Hash) (CommitInfo, []FileChange, plumbing.Hash, error) {
 	if w, ok := s.walkCache[h]; ok {
@@ -79,10 +95,7 @@ func (s *Store) commitChanges(h plumbing.Hash) (CommitInfo, []FileChange, plumbi
 	}
 	info, changes, parent, err := s.readCommitChanges(h)
 	if err == nil {
-		if s.walkCache == nil || len(s.walkCache) >= maxWalkCache {
-			s.walkCache = map[plumbing.Hash]walked{}
-		}
-		s.walkCache[h] = walked{info, changes, parent}
+		s.cacheWalked(h, walked{info, changes, parent})
 	}
 	return info, changes, parent, err
 }
@@ -210,10 +223,7 @@ func (s *Store) remember(h, parent plumbing.Hash, info CommitInfo, changes []Cha
 			out = append(out, FileChange{Path: c.Path, Kind: Modified})
 		}
 	}
-	if s.walkCache == nil || len(s.walkCache) >= maxWalkCache {
-		s.walkCache = map[plumbing.Hash]walked{}
-	}
-	s.walkCache[h] = walked{info: info, changes: s.pairRenames(out, added, deleted), parent: parent}
+	s.cacheWalked(h, walked{info: info, changes: s.pairRenames(out, added, deleted), parent: parent})
 }
 
 // treeWalker reads go-git trees once each, as maps by name: for editing a

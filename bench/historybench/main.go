@@ -161,13 +161,17 @@ func measureOpen(dir string, index bool, profile string) {
 	must(json.NewEncoder(os.Stdout).Encode(r))
 }
 
-// cpu is the user and system time this process used so far.
+// cpu is the user and system time this process and the children it
+// waited for (git) used so far.
 func cpu() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
+	var t time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			t += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return t
 }
 
 // status reads one KiB figure of /proc/self/status (0 where there is none).
