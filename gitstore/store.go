@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -171,33 +172,34 @@ type versionBuild struct {
 	err  error
 }
 
-// buildCache bounds the object cache of a background build's own
-// repository handle. Walking newest first, a tree's delta base is one the
-// walk just read, so a small cache serves it; the store's own handle keeps
-// go-git's default (96 MiB).
+// buildCache bounds the object cache of the repository handle a
+// background build opens when it walks with go-git (no git command line).
+// Walking newest first, a tree's delta base is one the walk just read, so
+// a small cache serves it; the store's own handle keeps go-git's default.
 const buildCache = 16 * cache.MiByte
 
 // startBuild builds the version map of head in the background, so that
 // opening a vault with no saved map costs what its files cost, not what
-// its history costs: a full build walks back to the oldest commit that
-// last changed a file still in head (issue 16: 50,000 notes, each its own
-// commit). Everything that needs the map (refreshLocked) waits for it, so
-// no versionToken is ever read or compared before it is known. The build
-// reads through a repository handle of its own: go-git's object storage is
-// not safe for concurrent use, and the store's goes on serving reads that
-// need no map (Head, CommitInfo, Walk, Recover).
+// its history costs: a full build reads history back to the oldest commit
+// that last changed a file still in head (issue 16: 50,000 notes, each
+// its own commit). The history is read by git (gitVersions), or by go-git
+// through a repository handle of the build's own, as go-git's object
+// storage is not safe for concurrent use and the store's goes on serving
+// reads that need no map (Head, CommitInfo, Walk, Recover). Everything
+// that needs the map (refreshLocked) waits for it, so no versionToken is
+// ever read or compared before it is known.
 func (s *Store) startBuild(head plumbing.Hash) {
 	b := &versionBuild{done: make(chan struct{})}
 	s.build = b
 	go func() {
 		defer close(b.done)
-		repo, err := openRepositoryCache(s.dir, buildCache)
-		if err != nil {
-			b.err = err
-			return
-		}
-		defer closeRepository(repo)
-		b.vm, b.err = buildVersions(repo.Storer, s.dir, head, &b.stop)
+		b.vm, b.err = buildVersions(s.dir, head, &b.stop, func() (storer.EncodedObjectStorer, func(), error) {
+			repo, err := openRepositoryCache(s.dir, buildCache)
+			if err != nil {
+				return nil, nil, err
+			}
+			return repo.Storer, func() { closeRepository(repo) }, nil
+		})
 	}()
 }
 
@@ -242,7 +244,8 @@ const maxOpenPacks = 8
 
 // openRepository opens the repository whose work tree is dir (its .git a
 // folder, as IsRepository checked), as git.PlainOpen does but keeping up
-// to maxOpenPacks pack files open.
+// to maxOpenPacks pack files open. Its object cache is go-git's default,
+// bounded at 96 MiB (cache.DefaultMaxSize) of decoded objects.
 func openRepository(dir string) (*git.Repository, error) {
 	return openRepositoryCache(dir, cache.DefaultMaxSize)
 }

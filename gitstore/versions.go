@@ -90,7 +90,9 @@ func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash)
 	if wt, err := repo.Worktree(); err == nil {
 		dir = wt.Filesystem.Root()
 	}
-	return buildVersions(repo.Storer, dir, head, nil)
+	return buildVersions(dir, head, nil, func() (storer.EncodedObjectStorer, func(), error) {
+		return repo.Storer, func() {}, nil
+	})
 }
 
 // advanceVersions brings old to head, a first-parent descendant of
@@ -154,41 +156,49 @@ func isFirstParentAncestor(st storer.EncodedObjectStorer, ancestor, h plumbing.H
 // errStopped says a build was given up (its store closed).
 var errStopped = errors.New("version map build stopped")
 
-// buildVersions builds the map of head from nothing: it lists head's
-// files, then gives each the newest first-parent commit whose tree differs
-// from its parent's at that path, with the git command line in dir when
-// it can (gitLogVersions), else walking with go-git (walkVersions).
-// Either reads history back to the oldest commit that last changed a file
-// still in head: the whole history when the first notes were never edited
-// since, the usual case.
-func buildVersions(st storer.EncodedObjectStorer, dir string, head plumbing.Hash, stop *atomic.Bool) (*versionMap, error) {
-	c, err := readCommit(st, head)
+// buildVersions builds the map of head from nothing: it gives each of
+// head's files the newest first-parent commit whose tree differs from its
+// parent's at that path, with the git command line in dir when it can
+// (gitVersions), else walking with go-git (walkVersions) on the objects
+// objects opens (and its func closes). Either reads history back to the
+// oldest commit that last changed a file still in head: the whole history
+// when the first notes were never edited since, the usual case.
+func buildVersions(dir string, head plumbing.Hash, stop *atomic.Bool,
+	objects func() (storer.EncodedObjectStorer, func(), error)) (*versionMap, error) {
+	if dir != "" && gitCommand != "" {
+		vm, err := gitVersions(dir, head, stop)
+		if err == nil || errors.Is(err, errStopped) {
+			return vm, err
+		}
+	}
+	st, done, err := objects()
 	if err != nil {
 		return nil, err
+	}
+	defer done()
+	c, files, err := headFiles(st, head)
+	if err != nil {
+		return nil, err
+	}
+	unresolved := make(map[string]bool, len(files))
+	for _, p := range files {
+		unresolved[p] = true
+	}
+	vm := &versionMap{head: head, paths: make(map[string]plumbing.Hash, len(files))}
+	return vm, walkVersions(st, head, c, unresolved, vm.paths, stop)
+}
+
+// headFiles reads head's commit and lists the files of its tree.
+func headFiles(st storer.EncodedObjectStorer, head plumbing.Hash) (rawCommit, []string, error) {
+	c, err := readCommit(st, head)
+	if err != nil {
+		return rawCommit{}, nil, err
 	}
 	var files []string
 	err = newRawWalker(st).diff(plumbing.ZeroHash, c.tree, false, nil, func(p []byte, _, _ plumbing.Hash) {
 		files = append(files, string(p))
 	})
-	if err != nil {
-		return nil, err
-	}
-	unresolved := func() map[string]bool {
-		m := make(map[string]bool, len(files))
-		for _, p := range files {
-			m[p] = true
-		}
-		return m
-	}
-	if dir != "" && gitCommand != "" {
-		vm := &versionMap{head: head, paths: make(map[string]plumbing.Hash, len(files))}
-		err := gitLogVersions(dir, head, unresolved(), vm.paths, stop)
-		if err == nil || errors.Is(err, errStopped) {
-			return vm, err
-		}
-	}
-	vm := &versionMap{head: head, paths: make(map[string]plumbing.Hash, len(files))}
-	return vm, walkVersions(st, head, c, unresolved(), vm.paths, stop)
+	return c, files, err
 }
 
 // walkVersions walks first-parent history from head (whose commit is c),

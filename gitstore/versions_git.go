@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -18,10 +19,39 @@ import (
 // (a test empties it to exercise the go-git walk).
 var gitCommand = "git"
 
+// backgroundNice is the niceness of a background build's git process.
+const backgroundNice = 10
+
 // errNoGitLog says the git command line could not list the history here
 // (not installed, older than 2.31, or a path its output cannot carry):
 // buildVersions then walks with go-git.
 var errNoGitLog = errors.New("git log unavailable")
+
+// gitVersions builds the map of head with the git command line in dir:
+// head's files as `git ls-tree -r` lists them (submodules left out), then
+// gitLogVersions.
+func gitVersions(dir string, head plumbing.Hash, stop *atomic.Bool) (*versionMap, error) {
+	cmd := exec.Command(gitCommand, "ls-tree", "-r", "-z", "--full-tree", head.String())
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%w: ls-tree: %v", errNoGitLog, err)
+	}
+	unresolved := map[string]bool{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		// "<mode> <type> <hash>\t<path>"
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok {
+			continue
+		}
+		if f := bytes.Fields(meta); len(f) == 3 && string(f[1]) == "blob" {
+			unresolved[string(path)] = true
+		}
+	}
+	vm := &versionMap{head: head, paths: make(map[string]plumbing.Hash, len(unresolved))}
+	return vm, gitLogVersions(dir, head, unresolved, vm.paths, stop)
+}
 
 // gitLogVersions resolves the files of unresolved as walkVersions does,
 // from `git log --first-parent`'s list of the paths each commit changed
@@ -52,6 +82,12 @@ func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]bool, 
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%w: %v", errNoGitLog, err)
+	}
+	if stop != nil {
+		// A background build (startBuild) yields to the open it runs
+		// beside (the catalog scan reads every note on every core): on a
+		// busy machine the open then takes what it takes without it.
+		syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, backgroundNice)
 	}
 	eof, perr := readGitLog(pipe, unresolved, out, stop)
 	if !eof {
