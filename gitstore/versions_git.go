@@ -59,8 +59,8 @@ func gitVersions(dir string, head plumbing.Hash, stop *atomic.Bool) (*versionMap
 // first: the first commit naming a path is its version. It is the same
 // walk done by git itself, which reads a pack about fifteen times faster
 // than go-git does (go-git reopens the pack and hashes each delta-resolved
-// tree it caches): 50,000 commits of 50,000 notes in ~3 s of CPU instead
-// of ~48 s. It stops git as soon as every file has its commit. A file
+// tree it caches): at 50,000 commits of 50,000 notes the whole build,
+// ls-tree included, takes ~6 s of CPU instead of ~48 s. It stops git as soon as every file has its commit. A file
 // still unresolved when the list ends is as old as the oldest commit
 // listed (the root commit, or a shallow clone's first), which holds it.
 func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]bool, out map[string]plumbing.Hash, stop *atomic.Bool) error {
