@@ -202,8 +202,7 @@ func (s *Store) Changed(paths []string) ([]string, error) {
 	if err == nil {
 		var tree *object.Tree
 		if tree, _, err = s.headTree(); err == nil && tree != nil {
-			w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
-			err = w.diffHashes(plumbing.ZeroHash, tree.Hash, "", func(p string, _, h plumbing.Hash) { committed[p] = h })
+			err = newRawWalker(s.repo.Storer).diff(plumbing.ZeroHash, tree.Hash, false, nil, func(p []byte, _, h plumbing.Hash) { committed[string(p)] = h })
 		}
 	}
 	s.mu.Unlock()

@@ -3,14 +3,20 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Options tune where a Store keeps its derived state.
@@ -36,12 +42,14 @@ type Store struct {
 	mu       sync.Mutex
 	repo     *git.Repository
 	versions *versionMap
-	dirty    bool // versions changed since last persisted
+	build    *versionBuild // the first map, being built (see startBuild)
+	dirty    bool          // versions changed since last persisted
 	// indexWarning is set when a commit landed but the index could not be
 	// updated; IndexWarning hands it out once.
 	indexWarning string
 	idxCache     *indexCache              // the index last written or read (index.go)
 	walkCache    map[plumbing.Hash]walked // see commitChanges
+	walkWeight   int                      // of walkCache (maxWalkCache)
 	// recovered lists the commits of dead processes recovered since
 	// TakeRecovered last ran.
 	recovered []RecoveryReport
@@ -128,7 +136,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if !IsRepository(abs) {
 		return nil, fmt.Errorf("open %s: %w", dir, ErrNotRepository)
 	}
-	repo, err := git.PlainOpen(abs)
+	repo, err := openRepository(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
@@ -140,10 +148,128 @@ func Open(dir string, opts Options) (*Store, error) {
 			s.versions = vm
 		}
 	}
+	if s.versions == nil {
+		head, err := s.headHash()
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", dir, err)
+		}
+		if !head.IsZero() {
+			s.startBuild(head)
+			return s, nil
+		}
+	}
 	if err := s.refreshLocked(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
 	return s, nil
+}
+
+// versionBuild is a version map being built from nothing in the
+// background (startBuild).
+type versionBuild struct {
+	done chan struct{} // closed once vm or err is set
+	stop atomic.Bool   // set by Close: give up
+	vm   *versionMap
+	err  error
+}
+
+// buildCache bounds the object cache of the repository handle a
+// background build opens when it walks with go-git (no git command line).
+// Walking newest first, a tree's delta base is one the walk just read, so
+// a small cache serves it; the store's own handle keeps go-git's default.
+const buildCache = 16 * cache.MiByte
+
+// startBuild builds the version map of head in the background, so that
+// opening a vault with no saved map costs what its files cost, not what
+// its history costs: a full build reads history back to the oldest commit
+// that last changed a file still in head (issue 16: 50,000 notes, each
+// its own commit). The history is read by git (gitVersions), or by go-git
+// through a repository handle of the build's own, as go-git's object
+// storage is not safe for concurrent use and the store's goes on serving
+// reads that need no map (Head, CommitInfo, Walk, Recover). Everything
+// that needs the map (refreshLocked) waits for it, so no versionToken is
+// ever read or compared before it is known.
+func (s *Store) startBuild(head plumbing.Hash) {
+	b := &versionBuild{done: make(chan struct{})}
+	s.build = b
+	go func() {
+		defer close(b.done)
+		b.vm, b.err = buildVersions(s.dir, head, &b.stop, func() (storer.EncodedObjectStorer, func(), error) {
+			repo, err := openRepositoryCache(s.dir, buildCache)
+			if err != nil {
+				return nil, nil, err
+			}
+			return repo.Storer, func() { closeRepository(repo) }, nil
+		})
+	}()
+}
+
+// awaitBuildLocked waits for a background build and takes its map. A
+// build that failed (a pack removed by git gc under it) leaves the store
+// without a map: refreshLocked then builds one itself.
+func (s *Store) awaitBuildLocked() {
+	b := s.build
+	if b == nil {
+		return
+	}
+	<-b.done
+	s.build = nil
+	if b.err == nil {
+		s.versions, s.dirty = b.vm, true
+	}
+}
+
+// settleBuildLocked takes a finished build's map, or stops one still
+// running when stop is set (Close: nothing is left to wait for it).
+func (s *Store) settleBuildLocked(stop bool) {
+	if s.build == nil {
+		return
+	}
+	select {
+	case <-s.build.done:
+	default:
+		if !stop {
+			return
+		}
+		s.build.stop.Store(true)
+	}
+	s.awaitBuildLocked()
+}
+
+// maxOpenPacks is how many pack files a store keeps open. go-git's
+// default opens the pack again for every object it reads from it (an open,
+// several stats and a close, and its caches lost each time): a third of a
+// history walk's time. A pack that git gc removed stays open until it is
+// pushed out of these (or the store closes).
+const maxOpenPacks = 8
+
+// openRepository opens the repository whose work tree is dir (its .git a
+// folder, as IsRepository checked), as git.PlainOpen does but keeping up
+// to maxOpenPacks pack files open. Its object cache is go-git's default,
+// bounded at 96 MiB (cache.DefaultMaxSize) of decoded objects.
+func openRepository(dir string) (*git.Repository, error) {
+	return openRepositoryCache(dir, cache.DefaultMaxSize)
+}
+
+// openRepositoryCache is openRepository with an object cache of size
+// bytes.
+func openRepositoryCache(dir string, size cache.FileSize) (*git.Repository, error) {
+	wt := osfs.New(dir)
+	dot, err := wt.Chroot(git.GitDirName)
+	if err != nil {
+		return nil, err
+	}
+	st := filesystem.NewStorageWithOptions(dot, cache.NewObjectLRU(size), filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
+	return git.Open(st, wt)
+}
+
+// closeRepository lets go of the pack files repo holds open. It stays
+// usable: the next read opens them again.
+func closeRepository(repo *git.Repository) error {
+	if c, ok := repo.Storer.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // reindexPacks makes go-git read the list of pack files again: it keeps
@@ -158,17 +284,24 @@ func (s *Store) reindexPacks() {
 // Dir is the absolute work tree root.
 func (s *Store) Dir() string { return s.dir }
 
-// Close persists the version map.
+// Close persists the version map and closes the pack files. The store
+// stays usable (tests and the command line reuse it): they open again.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.persistLocked()
+	s.settleBuildLocked(true)
+	err := s.persistLocked()
+	if cerr := closeRepository(s.repo); err == nil && cerr != nil {
+		err = fmt.Errorf("close %s: %w", s.dir, cerr)
+	}
+	return err
 }
 
 // Persist writes the version map to the cache file if it changed.
 func (s *Store) Persist() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settleBuildLocked(false)
 	return s.persistLocked()
 }
 
@@ -231,6 +364,7 @@ func (s *Store) Head() (string, error) {
 }
 
 func (s *Store) refreshLocked() error {
+	s.awaitBuildLocked()
 	head, err := s.headHash()
 	if err != nil {
 		return err

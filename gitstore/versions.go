@@ -2,15 +2,16 @@ package gitstore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // versionMap maps every file path in the head commit's tree to the last
@@ -80,207 +81,174 @@ func (vm *versionMap) clone() *versionMap {
 // updateVersionMap brings old (possibly nil) to head: incrementally when
 // old.head is a first-parent ancestor of head, otherwise by a full build.
 func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash) (*versionMap, error) {
-	headC, err := repo.CommitObject(head)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", head, err)
-	}
-	w := &treeWalker{repo: repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
 	if old != nil && !old.head.IsZero() {
-		if ok, err := isFirstParentAncestor(repo, old.head, headC); err == nil && ok {
-			// Every commit since the old head, newest first: the first one
-			// that changed (or deleted) a path decides it. Comparing only
-			// the two end trees would miss a change undone later (A→B→A),
-			// which `git log -1` does not.
-			vm := old.clone()
-			vm.head = head
-			decided := map[string]bool{}
-			for c := headC; c.Hash != old.head; {
-				parent, err := repo.CommitObject(c.ParentHashes[0])
-				if err != nil {
-					return nil, fmt.Errorf("read commit %s: %w", c.ParentHashes[0], err)
-				}
-				hash := c.Hash
-				err = w.diff(parent.TreeHash, c.TreeHash, "",
-					func(p string) {
-						if !decided[p] {
-							decided[p] = true
-							vm.paths[p] = hash
-						}
-					},
-					func(p string) {
-						if !decided[p] {
-							decided[p] = true
-							delete(vm.paths, p)
-						}
-					})
-				if err != nil {
-					return nil, err
-				}
-				c = parent
-			}
-			return vm, nil
+		if ok, err := isFirstParentAncestor(repo.Storer, old.head, head); err == nil && ok {
+			return advanceVersions(repo.Storer, old, head)
 		}
 	}
-	vm := &versionMap{head: head, paths: map[string]plumbing.Hash{}}
-	unresolved := map[string]bool{}
-	if err := w.diff(plumbing.ZeroHash, headC.TreeHash, "", func(p string) { unresolved[p] = true }, nil); err != nil {
-		return nil, err
+	dir := ""
+	if wt, err := repo.Worktree(); err == nil {
+		dir = wt.Filesystem.Root()
 	}
-	if err := w.resolve(headC, unresolved, vm.paths); err != nil {
-		return nil, err
+	return buildVersions(dir, head, nil, func() (storer.EncodedObjectStorer, func(), error) {
+		return repo.Storer, func() {}, nil
+	})
+}
+
+// advanceVersions brings old to head, a first-parent descendant of
+// old.head: every commit since the old head, newest first, the first one
+// that changed (or deleted) a path deciding it. Comparing only the two end
+// trees would miss a change undone later (A→B→A), which `git log -1` does
+// not.
+func advanceVersions(st storer.EncodedObjectStorer, old *versionMap, head plumbing.Hash) (*versionMap, error) {
+	vm := old.clone()
+	vm.head = head
+	decided := map[string]bool{}
+	w := newRawWalker(st)
+	for h := head; h != old.head; {
+		c, err := readCommit(st, h)
+		if err != nil {
+			return nil, err
+		}
+		var parentTree plumbing.Hash
+		if !c.parent.IsZero() {
+			pc, err := readCommit(st, c.parent)
+			if err != nil {
+				return nil, err
+			}
+			parentTree = pc.tree
+		}
+		w.step()
+		err = w.diff(parentTree, c.tree, true, nil, func(p []byte, _, new plumbing.Hash) {
+			if decided[string(p)] {
+				return
+			}
+			path := string(p)
+			decided[path] = true
+			if new.IsZero() {
+				delete(vm.paths, path)
+			} else {
+				vm.paths[path] = h
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		h = c.parent
 	}
 	return vm, nil
 }
 
-func isFirstParentAncestor(repo *git.Repository, ancestor plumbing.Hash, c *object.Commit) (bool, error) {
-	for i := 0; i < maxIncremental; i++ {
-		if c.Hash == ancestor {
+func isFirstParentAncestor(st storer.EncodedObjectStorer, ancestor, h plumbing.Hash) (bool, error) {
+	for i := 0; i < maxIncremental && !h.IsZero(); i++ {
+		if h == ancestor {
 			return true, nil
 		}
-		if c.NumParents() == 0 {
-			return false, nil
-		}
-		p, err := repo.CommitObject(c.ParentHashes[0])
+		c, err := readCommit(st, h)
 		if err != nil {
 			return false, err
 		}
-		c = p
+		h = c.parent
 	}
 	return false, nil
 }
 
-// treeWalker reads trees once each and compares them entry by entry,
-// descending only where subtree hashes differ.
-type treeWalker struct {
-	repo  *git.Repository
-	trees map[plumbing.Hash]map[string]object.TreeEntry
-	// pending counts unresolved files below each directory prefix ("a/b/"),
-	// so resolve skips subtrees that hold nothing it still looks for.
-	pending map[string]int
-}
+// errStopped says a build was given up (its store closed).
+var errStopped = errors.New("version map build stopped")
 
-func (w *treeWalker) entries(h plumbing.Hash) (map[string]object.TreeEntry, error) {
-	if h.IsZero() {
-		return nil, nil
-	}
-	if m, ok := w.trees[h]; ok {
-		return m, nil
-	}
-	t, err := w.repo.TreeObject(h)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	m := make(map[string]object.TreeEntry, len(t.Entries))
-	for _, e := range t.Entries {
-		m[e.Name] = e
-	}
-	if len(w.trees) > 200000 {
-		w.trees = map[plumbing.Hash]map[string]object.TreeEntry{}
-	}
-	w.trees[h] = m
-	return m, nil
-}
-
-func isTree(e object.TreeEntry) bool { return e.Mode == filemode.Dir }
-
-// pair reads the two trees a comparison walks.
-func (w *treeWalker) pair(a, b plumbing.Hash) (ea, eb map[string]object.TreeEntry, err error) {
-	if ea, err = w.entries(a); err != nil {
-		return nil, nil, err
-	}
-	eb, err = w.entries(b)
-	return ea, eb, err
-}
-
-// diff calls changed for every file path in tree b that is absent or
-// different in tree a, and deleted (when not nil) for every file path of a
-// absent from b. Submodules are ignored: they are not notes.
-func (w *treeWalker) diff(a, b plumbing.Hash, prefix string, changed, deleted func(string)) error {
-	return w.diffHashes(a, b, prefix, func(p string, old, new plumbing.Hash) {
-		switch {
-		case !new.IsZero():
-			changed(p)
-		case deleted != nil:
-			deleted(p)
+// buildVersions builds the map of head from nothing: it gives each of
+// head's files the newest first-parent commit whose tree differs from its
+// parent's at that path, with the git command line in dir when it can
+// (gitVersions), else walking with go-git (walkVersions) on the objects
+// objects opens (and its func closes). Either reads history back to the
+// oldest commit that last changed a file still in head: the whole history
+// when the first notes were never edited since, the usual case.
+func buildVersions(dir string, head plumbing.Hash, stop *atomic.Bool,
+	objects func() (storer.EncodedObjectStorer, func(), error)) (*versionMap, error) {
+	if dir != "" && gitCommand != "" {
+		vm, err := gitVersions(dir, head, stop)
+		if err == nil || errors.Is(err, errStopped) {
+			return vm, err
 		}
-	})
+	}
+	st, done, err := objects()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	c, files, err := headFiles(st, head)
+	if err != nil {
+		return nil, err
+	}
+	unresolved := make(map[string]bool, len(files))
+	for _, p := range files {
+		unresolved[p] = true
+	}
+	vm := &versionMap{head: head, paths: make(map[string]plumbing.Hash, len(files))}
+	return vm, walkVersions(st, head, c, unresolved, vm.paths, stop)
 }
 
-// resolve walks first-parent history from start and records, for each path
-// in unresolved, the newest commit whose tree differs from its parent's at
-// that path.
-func (w *treeWalker) resolve(start *object.Commit, unresolved map[string]bool, out map[string]plumbing.Hash) error {
-	w.pending = map[string]int{}
+// headFiles reads head's commit and lists the files of its tree.
+func headFiles(st storer.EncodedObjectStorer, head plumbing.Hash) (rawCommit, []string, error) {
+	c, err := readCommit(st, head)
+	if err != nil {
+		return rawCommit{}, nil, err
+	}
+	var files []string
+	err = newRawWalker(st).diff(plumbing.ZeroHash, c.tree, false, nil, func(p []byte, _, _ plumbing.Hash) {
+		files = append(files, string(p))
+	})
+	return c, files, err
+}
+
+// walkVersions walks first-parent history from head (whose commit is c),
+// comparing each commit with its parent, descending only into folders
+// whose hash differs and that still hold files without a commit (pending
+// counts them per folder, "a/b/"), until every file of unresolved has its
+// commit in out. Its memory is the trees of two commits (rawWalker).
+func walkVersions(st storer.EncodedObjectStorer, head plumbing.Hash, c rawCommit, unresolved map[string]bool, out map[string]plumbing.Hash, stop *atomic.Bool) error {
+	pending := map[string]int{}
 	for p := range unresolved {
 		for i := 0; i < len(p); i++ {
 			if p[i] == '/' {
-				w.pending[p[:i+1]]++
+				pending[p[:i+1]]++
 			}
 		}
 	}
-	c := start
-	for len(unresolved) > 0 {
-		parentTree := plumbing.ZeroHash
-		var parent *object.Commit
-		if c.NumParents() > 0 {
-			p, err := w.repo.CommitObject(c.ParentHashes[0])
-			if err != nil {
-				return fmt.Errorf("read commit %s: %w", c.ParentHashes[0], err)
-			}
-			parent, parentTree = p, p.TreeHash
+	descend := func(dir []byte) bool { return pending[string(dir)] > 0 }
+	w := newRawWalker(st)
+	for h := head; len(unresolved) > 0; {
+		if stop != nil && stop.Load() {
+			return errStopped
 		}
-		hash := c.Hash
-		err := w.changedUnder(parentTree, c.TreeHash, "", unresolved, func(p string) {
-			out[p] = hash
-			delete(unresolved, p)
-			for i := 0; i < len(p); i++ {
-				if p[i] == '/' {
-					w.pending[p[:i+1]]--
+		var parent rawCommit
+		if !c.parent.IsZero() {
+			var err error
+			if parent, err = readCommit(st, c.parent); err != nil {
+				return err
+			}
+		}
+		w.step()
+		err := w.diff(parent.tree, c.tree, false, descend, func(p []byte, _, _ plumbing.Hash) {
+			if !unresolved[string(p)] {
+				return
+			}
+			path := string(p)
+			delete(unresolved, path)
+			out[path] = h
+			for i := 0; i < len(path); i++ {
+				if path[i] == '/' {
+					pending[path[:i+1]]--
 				}
 			}
 		})
 		if err != nil {
 			return err
 		}
-		if parent == nil {
+		if c.parent.IsZero() {
 			break
 		}
-		c = parent
-	}
-	return nil
-}
-
-// changedUnder is diff restricted to paths still unresolved.
-func (w *treeWalker) changedUnder(a, b plumbing.Hash, prefix string, unresolved map[string]bool, found func(string)) error {
-	if a == b {
-		return nil
-	}
-	ea, eb, err := w.pair(a, b)
-	if err != nil {
-		return err
-	}
-	for name, e := range eb {
-		old, had := ea[name]
-		if had && old.Hash == e.Hash && old.Mode == e.Mode {
-			continue
-		}
-		path := prefix + name
-		if isTree(e) {
-			if w.pending[path+"/"] <= 0 {
-				continue
-			}
-			var oldTree plumbing.Hash
-			if had && isTree(old) {
-				oldTree = old.Hash
-			}
-			if err := w.changedUnder(oldTree, e.Hash, path+"/", unresolved, found); err != nil {
-				return err
-			}
-			continue
-		}
-		if unresolved[path] {
-			found(path)
-		}
+		h, c = c.parent, parent
 	}
 	return nil
 }

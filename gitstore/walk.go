@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -70,7 +71,23 @@ type walked struct {
 	parent  plumbing.Hash
 }
 
+// maxWalkCache bounds walkCache by weight: a commit weighs one plus the
+// files it changed, so that one import of 50,000 files weighs as much as
+// 50,000 commits of one file. A commit's entry takes about 500 bytes and
+// a changed file about 100, so the cache holds 25 MiB at most; past the
+// bound it starts over (history is read newest first, and what was read
+// last is what the next call reads again).
 const maxWalkCache = 50000
+
+// cacheWalked adds one commit's changes to walkCache.
+func (s *Store) cacheWalked(h plumbing.Hash, w walked) {
+	weight := 1 + len(w.changes)
+	if s.walkCache == nil || s.walkWeight+weight > maxWalkCache {
+		s.walkCache, s.walkWeight = map[plumbing.Hash]walked{}, 0
+	}
+	s.walkCache[h] = w
+	s.walkWeight += weight
+}
 
 func (s *Store) commitChanges(h plumbing.Hash) (CommitInfo, []FileChange, plumbing.Hash, error) {
 	if w, ok := s.walkCache[h]; ok {
@@ -78,10 +95,7 @@ func (s *Store) commitChanges(h plumbing.Hash) (CommitInfo, []FileChange, plumbi
 	}
 	info, changes, parent, err := s.readCommitChanges(h)
 	if err == nil {
-		if s.walkCache == nil || len(s.walkCache) >= maxWalkCache {
-			s.walkCache = map[plumbing.Hash]walked{}
-		}
-		s.walkCache[h] = walked{info, changes, parent}
+		s.cacheWalked(h, walked{info, changes, parent})
 	}
 	return info, changes, parent, err
 }
@@ -100,11 +114,11 @@ func (s *Store) readCommitChanges(h plumbing.Hash) (CommitInfo, []FileChange, pl
 		}
 		parentTree = pc.TreeHash
 	}
-	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
 	added := map[string]plumbing.Hash{}
 	deleted := map[string]plumbing.Hash{}
 	var out []FileChange
-	err = w.diffHashes(parentTree, c.TreeHash, "", func(p string, old, new plumbing.Hash) {
+	err = newRawWalker(s.repo.Storer).diff(parentTree, c.TreeHash, true, nil, func(b []byte, old, new plumbing.Hash) {
+		p := string(b)
 		switch {
 		case old.IsZero():
 			added[p] = new
@@ -209,10 +223,51 @@ func (s *Store) remember(h, parent plumbing.Hash, info CommitInfo, changes []Cha
 			out = append(out, FileChange{Path: c.Path, Kind: Modified})
 		}
 	}
-	if s.walkCache == nil || len(s.walkCache) >= maxWalkCache {
-		s.walkCache = map[plumbing.Hash]walked{}
+	s.cacheWalked(h, walked{info: info, changes: s.pairRenames(out, added, deleted), parent: parent})
+}
+
+// treeWalker reads go-git trees once each, as maps by name: for editing a
+// tree (commit.go) and comparing two (diffHashes, Recover). Walking
+// history uses rawWalker instead, which keeps no trees past two commits.
+type treeWalker struct {
+	repo  *git.Repository
+	trees map[plumbing.Hash]map[string]object.TreeEntry
+}
+
+// maxWalkerTrees bounds a treeWalker's trees (it starts over past it).
+const maxWalkerTrees = 200000
+
+func (w *treeWalker) entries(h plumbing.Hash) (map[string]object.TreeEntry, error) {
+	if h.IsZero() {
+		return nil, nil
 	}
-	s.walkCache[h] = walked{info: info, changes: s.pairRenames(out, added, deleted), parent: parent}
+	if m, ok := w.trees[h]; ok {
+		return m, nil
+	}
+	t, err := w.repo.TreeObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	m := make(map[string]object.TreeEntry, len(t.Entries))
+	for _, e := range t.Entries {
+		m[e.Name] = e
+	}
+	if len(w.trees) > maxWalkerTrees {
+		w.trees = map[plumbing.Hash]map[string]object.TreeEntry{}
+	}
+	w.trees[h] = m
+	return m, nil
+}
+
+func isTree(e object.TreeEntry) bool { return e.Mode == filemode.Dir }
+
+// pair reads the two trees a comparison walks.
+func (w *treeWalker) pair(a, b plumbing.Hash) (ea, eb map[string]object.TreeEntry, err error) {
+	if ea, err = w.entries(a); err != nil {
+		return nil, nil, err
+	}
+	eb, err = w.entries(b)
+	return ea, eb, err
 }
 
 // diffHashes reports every file whose blob differs between trees a and b,
