@@ -245,11 +245,17 @@ const maxOpenPacks = 8
 
 // openRepository opens the repository whose work tree is dir (its .git a
 // folder, as IsRepository checked), as git.PlainOpen does but keeping up
-// to maxOpenPacks pack files open. Its object cache is go-git's default,
-// bounded at 96 MiB (cache.DefaultMaxSize) of decoded objects.
+// to maxOpenPacks pack files open, and an object cache of objectCache.
 func openRepository(dir string) (*git.Repository, error) {
-	return openRepositoryCache(dir, cache.DefaultMaxSize)
+	return openRepositoryCache(dir, objectCache)
 }
+
+// objectCache bounds go-git's cache of decoded objects. Its default, 96
+// MiB, is most of what a server may hold at 10,000 notes (issue 16: 150
+// MiB), and a history walk filled it with trees read once (62 MiB at
+// 10,000 commits). What is read again is small: a write's root and folder
+// trees, the last commits that activity and sessions read.
+const objectCache = 16 * cache.MiByte
 
 // openRepositoryCache is openRepository with an object cache of size
 // bytes.

@@ -22,10 +22,6 @@ type firstBuild struct {
 	done    atomic.Int64 // how many of todo are indexed
 }
 
-// releaseAfterBuild is how many notes a first build indexes before it
-// gives the heap it freed back to the system.
-const releaseAfterBuild = 1000
-
 // indexed is how many notes the build set out to index.
 func (b *firstBuild) indexed() int {
 	b.mu.Lock()
