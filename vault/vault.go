@@ -71,7 +71,7 @@ type Vault struct {
 	projects    *projectSet
 	scannedAt   time.Time
 	scanTook    time.Duration // how long the last rescan took (scanDue)
-	knownHead   string // the HEAD the catalog and projects reflect
+	knownHead   string        // the HEAD the catalog and projects reflect
 	recoveries  []gitstore.RecoveryReport
 
 	quiet time.Duration // see Options.Quiet
