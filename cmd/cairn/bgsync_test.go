@@ -233,10 +233,15 @@ func (tm *syncTeam) eachFindsTheOthers(acked [2][]string) {
 			if !strings.HasSuffix(m, "c") {
 				continue
 			}
+			// Found first: its numbered neighbours ("Side 1 note 3" is
+			// next to notes 2 and 4) may follow it, through their context.
+			var side, k int
+			fmt.Sscanf(m, "zzbg%dn%dc", &side, &k)
+			want := fmt.Sprintf("acme/Side %d note %d.md", side, k)
 			for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
 				var found struct{ Results []struct{ Path string } }
 				tm.mustCall(n, "search", map[string]any{"query": m, "mode": "lexical"}).decode(tm.t, &found)
-				if len(found.Results) == 1 {
+				if len(found.Results) > 0 && found.Results[0].Path == want {
 					break
 				}
 				if time.Now().After(deadline) {

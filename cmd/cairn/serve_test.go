@@ -48,10 +48,24 @@ func TestSigtermMidIndexThenRestartServesSearches(t *testing.T) {
 
 	srv = startStdio(t, v)
 	defer srv.stop()
-	srv.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"word1234","mode":"lexical"}}}`, `Note 1234`)
+	// The restart builds again what the first run left unfinished: a
+	// search made meanwhile answers from what is indexed and says so;
+	// once the build is done, it finds the note.
+	id := 2
 	deadline := time.Now().Add(60 * time.Second)
-	for i := 0; ; i++ {
-		line := srv.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","arguments":{"query":"markerlong3","mode":"lexical"}}}`, 3+i), `"result"`)
+	for ; ; id++ {
+		line := srv.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","arguments":{"query":"word1234","mode":"lexical"}}}`, id), `"result"`)
+		if strings.Contains(line, `Note 1234`) {
+			break
+		}
+		if !strings.Contains(line, `still being built`) || time.Now().After(deadline) {
+			t.Fatalf("a search after the restart neither finds the note nor says the index is being built: %s", line)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	deadline = time.Now().Add(60 * time.Second)
+	for i := id + 1; ; i++ {
+		line := srv.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","arguments":{"query":"markerlong3","mode":"lexical"}}}`, i), `"result"`)
 		if strings.Contains(line, `Long 3.md`) {
 			break
 		}
