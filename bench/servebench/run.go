@@ -130,7 +130,7 @@ func (s searchOut) describe() string {
 		parts = append(parts, fmt.Sprintf("%d vectors pending", s.VectorsPending))
 	}
 	if s.IndexPending > 0 {
-		parts = append(parts, fmt.Sprintf("%d long notes pending", s.IndexPending))
+		parts = append(parts, fmt.Sprintf("%d notes not yet indexed", s.IndexPending))
 	}
 	if s.Mode != s.Requested {
 		parts = append(parts, fmt.Sprintf("%s instead of %s: %s", s.Mode, s.Requested, s.Notice))
