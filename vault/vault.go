@@ -40,9 +40,9 @@ type Options struct {
 	// AnswerDuringBuild lets a search made during the first build of the
 	// index (a fresh clone: seconds per 10,000 notes) answer from the
 	// notes indexed so far, saying how many are not yet, rather than wait
-	// for the last one. A server sets it; a one-shot command (`cairn
-	// search`) waits for the whole index. A build of one step (500 notes
-	// or fewer) is always waited for.
+	// for the last one. A server sets it; a command that opens the vault
+	// itself (`cairn search` with no server) waits for the whole index. A
+	// build of one step (500 notes or fewer) is always waited for.
 	AnswerDuringBuild bool
 }
 
