@@ -35,6 +35,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -154,15 +155,15 @@ func run(c config, tmp, bin string) (bool, error) {
 		if out, err := exec.Command(bin, "clone", remote, dir).CombinedOutput(); err != nil {
 			return false, fmt.Errorf("cairn clone %s: %w\n%s", dir, err, out)
 		}
-		p, err := startProc(bin, dir, fmt.Sprintf("c%02d", i), "--sync-every", c.syncEvery.String())
+		p, err := mcpproc.Start(bin, dir, fmt.Sprintf("c%02d", i), "--sync-every", c.syncEvery.String())
 		if err != nil {
 			return false, err
 		}
-		t.clones = append(t.clones, &clone{name: p.name, dir: dir, p: p})
+		t.clones = append(t.clones, &clone{name: p.Name, dir: dir, p: p})
 	}
 	fmt.Fprintf(errOut, "teambench: %d clones serving, agents writing for %s\n", c.clones, c.duration)
 	fmt.Printf("%d CPUs, load average %s; %d clones of %s, each a `cairn serve --sync-every %s` driven by an mcp-go stdio client\n\n",
-		runtime.NumCPU(), loadavg(), c.clones, c.sample, c.syncEvery)
+		runtime.NumCPU(), mcpproc.LoadAvg(), c.clones, c.sample, c.syncEvery)
 
 	w := newWatch(t.clones, c.poll)
 	stopWatch := w.start()
@@ -172,7 +173,7 @@ func run(c config, tmp, bin string) (bool, error) {
 	stopWatch()
 	res := t.check(acks, refused, w, st)
 	res.print(c)
-	fmt.Printf("\nload average at the end: %s\n", loadavg())
+	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
 	return res.ok(), nil
 }
 
@@ -224,20 +225,6 @@ func gitOut(dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s in %s: %w\n%s", strings.Join(args, " "), dir, err, msg)
 	}
 	return strings.TrimSpace(string(out)), nil
-}
-
-// loadavg is the 1, 5 and 15-minute load averages: the machine may be
-// shared, and the figures move with its load.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // ints parses a comma-separated list of positive numbers given as flag.

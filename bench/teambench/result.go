@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"sort"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ type result struct {
 	commits, merges string
 	conflictsLogged int
 	syncFailures    []string
-	mems            []mem
+	mems            []mcpproc.Mem
 	searched, found int
 	errs            []string // checks that could not run
 }
@@ -45,7 +46,7 @@ func (t *team) check(acks []ack, refused *refusals, w *watch, st settled) *resul
 	}
 	r.reach, r.unseen = w.reach()
 	for _, c := range t.clones {
-		m, err := memOf(c.p.pid())
+		m, err := mcpproc.MemOf(c.p.PID())
 		if err != nil {
 			r.errs = append(r.errs, err.Error())
 			continue
@@ -54,7 +55,7 @@ func (t *team) check(acks []ack, refused *refusals, w *watch, st settled) *resul
 	}
 	r.searched, r.found = t.searchOthers(acks)
 	for _, c := range t.clones {
-		for _, l := range strings.Split(c.p.stderr.String(), "\n") {
+		for _, l := range strings.Split(c.p.Stderr.String(), "\n") {
 			switch {
 			case strings.Contains(l, "sync conflict:"):
 				r.conflictsLogged++
@@ -108,7 +109,7 @@ func (t *team) searchOthers(acks []ack) (searched, found int) {
 					Path string `json:"path"`
 				} `json:"results"`
 			}
-			err := c.p.call("search", map[string]any{"query": a.marker, "mode": "lexical"}, &out)
+			err := c.p.Call("search", map[string]any{"query": a.marker, "mode": "lexical"}, &out)
 			if err == nil && len(out.Results) > 0 && out.Results[0].Path == a.path {
 				found++
 				break
@@ -142,7 +143,7 @@ func (r *result) print(c config) {
 	row("writes refused", "%s", r.refused.String())
 	row("appends that met versionConflict and read again", "%d", r.refused.retried)
 	row("time for a write to reach every clone, p50 / p99 / max", "%s / %s / %s (%d writes; %d not seen everywhere while polling)",
-		secs(pct(r.reach, 50)), secs(pct(r.reach, 99)), secs(pct(r.reach, 100)), len(r.reach), r.unseen)
+		secs(mcpproc.Pct(r.reach, 50)), secs(mcpproc.Pct(r.reach, 99)), secs(mcpproc.Pct(r.reach, 100)), len(r.reach), r.unseen)
 	row("settling after the agents stopped", "%s", r.st.String())
 	row("commits on the remote / merges", "%s / %s", r.commits, r.merges)
 	row("conflict copies (conflict_from) per clone", "%s", minMax(r.copies))
@@ -196,15 +197,15 @@ func (s settled) String() string {
 	}
 }
 
-func memRow(ms []mem) string {
+func memRow(ms []mcpproc.Mem) string {
 	if len(ms) == 0 {
 		return "-"
 	}
 	var rss []int
 	var hwm uint64
 	for _, m := range ms {
-		rss = append(rss, int(m.rss))
-		hwm = max(hwm, m.hwm)
+		rss = append(rss, int(m.RSS))
+		hwm = max(hwm, m.HWM)
 	}
 	sort.Ints(rss)
 	return fmt.Sprintf("%s / %s, %s", mib(uint64(rss[len(rss)/2])), mib(uint64(rss[len(rss)-1])), mib(hwm))
@@ -237,17 +238,3 @@ func first(s []string, n int) []string { return s[:min(n, len(s))] }
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
 func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-
-// pct is the p-th percentile (nearest rank) of d.
-func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p + 99) / 100
-	if i > 0 {
-		i--
-	}
-	return s[i]
-}

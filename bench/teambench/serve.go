@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -20,12 +21,12 @@ func cloneAndServe(c config, tmp, bin, remote string, n int) error {
 	}
 	cloned := time.Since(t0)
 	t1 := time.Now()
-	p, err := startProc(bin, dst, "member")
+	p, err := mcpproc.Start(bin, dst, "member")
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	if err := p.call("whoami", nil, nil); err != nil {
+	defer p.Close()
+	if err := p.Call("whoami", nil, nil); err != nil {
 		return err
 	}
 	first := time.Since(t1)
@@ -36,7 +37,7 @@ func cloneAndServe(c config, tmp, bin, remote string, n int) error {
 			VectorsPending int `json:"vectorsPending"`
 			IndexPending   int `json:"indexPending"`
 		}
-		if err := p.call("search", map[string]any{"query": "remember the trip"}, &s); err != nil {
+		if err := p.Call("search", map[string]any{"query": "remember the trip"}, &s); err != nil {
 			return err
 		}
 		if s.IndexPending == 0 && indexed == 0 {
@@ -51,12 +52,12 @@ func cloneAndServe(c config, tmp, bin, remote string, n int) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	m, err := memOf(p.pid())
+	m, err := mcpproc.MemOf(p.PID())
 	if err != nil {
 		return err
 	}
 	fmt.Printf("\nA new member at %d notes: `cairn clone file://…` %s; then `cairn serve`, from its start: first answer (whoami) %s, every note in the index (a search with indexPending 0) %s (vectors still to make then: %d), every vector made %s; its VmRSS then %s, peak %s.\n",
-		n, secs(cloned), secs(first), secs(indexed), pendingAtIndexed, vectorsText(vectors, c.vectorsWithin), mib(m.rss), mib(m.hwm))
+		n, secs(cloned), secs(first), secs(indexed), pendingAtIndexed, vectorsText(vectors, c.vectorsWithin), mib(m.RSS), mib(m.HWM))
 	return nil
 }
 

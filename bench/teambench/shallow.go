@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +59,7 @@ func runShallow(c config, tmp, bin string) error {
 
 // serveSteps serves dir and makes the calls that read history.
 func serveSteps(bin, dir, name, old string) {
-	p, err := startProc(bin, dir, name)
+	p, err := mcpproc.Start(bin, dir, name)
 	step("cairn serve on it", err)
 	if err != nil {
 		return
@@ -76,9 +77,9 @@ func serveSteps(bin, dir, name, old string) {
 		{"search", "search", map[string]any{"query": "deploy runbook"}},
 		{"create_note", "create_note", map[string]any{"project": project, "body": "# Written in the " + name + " clone\n\nHello.\n"}},
 	} {
-		step(call.what, p.call(call.tool, call.args, nil))
+		step(call.what, p.Call(call.tool, call.args, nil))
 	}
-	step("cairn serve stops", p.close())
+	step("cairn serve stops", p.Close())
 }
 
 func step(what string, err error) {
@@ -101,28 +102,28 @@ func cairnRun(bin string, args ...string) error {
 // Welcome, then syncs. It returns Welcome's versionToken before the
 // append.
 func writeAndSync(bin, dir, who string, n int) (string, error) {
-	p, err := startProc(bin, dir, who)
+	p, err := mcpproc.Start(bin, dir, who)
 	if err != nil {
 		return "", err
 	}
-	defer p.close()
+	defer p.Close()
 	for i := 0; i < n; i++ {
 		body := fmt.Sprintf("# Note %d by %s\n\nWritten before the sync.\n", i, who)
-		if err := p.call("create_note", map[string]any{"project": project, "body": body}, nil); err != nil {
+		if err := p.Call("create_note", map[string]any{"project": project, "body": body}, nil); err != nil {
 			return "", err
 		}
 	}
 	var note struct {
 		VersionToken string `json:"versionToken"`
 	}
-	if err := p.call("get_note", map[string]any{"ref": "Welcome"}, &note); err != nil {
+	if err := p.Call("get_note", map[string]any{"ref": "Welcome"}, &note); err != nil {
 		return "", err
 	}
 	args := map[string]any{"ref": "Welcome", "versionToken": note.VersionToken, "operation": "append", "content": "Appended by " + who + "."}
-	if err := p.call("edit_note", args, nil); err != nil {
+	if err := p.Call("edit_note", args, nil); err != nil {
 		return "", err
 	}
-	if err := p.close(); err != nil {
+	if err := p.Close(); err != nil {
 		return "", err
 	}
 	return note.VersionToken, cairnRun(bin, "sync", "--vault", dir)

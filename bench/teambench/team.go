@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"math/rand"
 	"path"
 	"strings"
@@ -27,8 +28,8 @@ type team struct {
 type clone struct {
 	name string
 	dir  string
-	p    *proc
-	mem  mem // read before the server stops
+	p    *mcpproc.Proc
+	mem  mcpproc.Mem // read before the server stops
 }
 
 // ack is one acknowledged write.
@@ -119,7 +120,7 @@ func (t *team) writeOnce(i int, c *clone, n int, r *rand.Rand, ref *refusals) (a
 			Path string `json:"path"`
 		}
 		args := map[string]any{"project": project, "path": "teambench/" + c.name, "body": body}
-		if err := c.p.call("create_note", args, &out); err != nil {
+		if err := c.p.Call("create_note", args, &out); err != nil {
 			return a, err
 		}
 		a.path, a.at = out.Path, time.Now()
@@ -131,12 +132,12 @@ func (t *team) writeOnce(i int, c *clone, n int, r *rand.Rand, ref *refusals) (a
 		var note struct {
 			VersionToken string `json:"versionToken"`
 		}
-		if err := c.p.call("get_note", map[string]any{"ref": a.path}, &note); err != nil {
+		if err := c.p.Call("get_note", map[string]any{"ref": a.path}, &note); err != nil {
 			return a, err
 		}
 		args := map[string]any{"ref": a.path, "versionToken": note.VersionToken, "operation": "append",
 			"content": fmt.Sprintf("- %s appended %s", c.name, a.marker)}
-		err := c.p.call("edit_note", args, nil)
+		err := c.p.Call("edit_note", args, nil)
 		if err == nil {
 			a.at = time.Now()
 			return a, nil
@@ -174,7 +175,7 @@ func letters(r *rand.Rand, n int) string {
 func (t *team) close() {
 	for _, c := range t.clones {
 		if c.p != nil {
-			if err := c.p.close(); err != nil {
+			if err := c.p.Close(); err != nil {
 				fmt.Fprintln(errOut, "teambench:", err)
 			}
 			c.p = nil
