@@ -36,6 +36,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -88,7 +89,7 @@ func main() {
 		fmt.Printf("generated %d notes of %d words in %v\n", *n, *words, time.Since(t0).Round(time.Millisecond))
 		vaults = append(vaults, bv)
 	}
-	fmt.Printf("%d CPUs, load average %s; `cairn serve` over stdio, each driven by an mcp-go stdio client; one call at a time\n\n", runtime.NumCPU(), loadavg())
+	fmt.Printf("%d CPUs, load average %s; `cairn serve` over stdio, each driven by an mcp-go stdio client; one call at a time\n\n", runtime.NumCPU(), mcpproc.LoadAvg())
 
 	var res []*result
 	for _, bv := range vaults {
@@ -98,21 +99,7 @@ func main() {
 		res = append(res, r)
 	}
 	printTables(res, *calls, *rounds, *idle)
-	fmt.Printf("\nload average at the end: %s\n", loadavg())
-}
-
-// loadavg is the 1, 5 and 15-minute load averages: the machine may be
-// shared, and the figures move with its load.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
+	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
 }
 
 // benchVault is a vault under measure: its notes and where to create more.
@@ -208,20 +195,6 @@ func signedMS(d time.Duration) string {
 }
 
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-// pct is the p-th percentile (nearest rank) of d.
-func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p + 99) / 100
-	if i > 0 {
-		i--
-	}
-	return s[i]
-}
 
 func must(err error) {
 	if err != nil {

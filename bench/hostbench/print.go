@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"os"
 	"time"
 )
@@ -24,8 +25,8 @@ func printTables(res []*result, calls, rounds int, idle time.Duration) {
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, r := range res {
 		for _, t := range r.tools {
-			h50, h99 := pct(t.host, 50), pct(t.host, 99)
-			a50, a99 := pct(t.attached, 50), pct(t.attached, 99)
+			h50, h99 := mcpproc.Pct(t.host, 50), mcpproc.Pct(t.host, 99)
+			a50, a99 := mcpproc.Pct(t.attached, 50), mcpproc.Pct(t.attached, 99)
 			fmt.Printf("| %s | %s | %s | %s / %s | %s / %s | %s / %s |\n", r.bv.label, t.tool, size(t.bytes),
 				ms(h50), ms(h99), ms(a50), ms(a99), signedMS(a50-h50), signedMS(a99-h99))
 		}
@@ -37,7 +38,7 @@ func printTables(res []*result, calls, rounds int, idle time.Duration) {
 	fmt.Println("|---|---|---|---|---|")
 	for _, r := range res {
 		for _, m := range r.mems {
-			fmt.Printf("| %s | %s | %s | %s | %s |\n", r.bv.label, m.process, m.when, mib(m.m.rss), mib(m.m.hwm))
+			fmt.Printf("| %s | %s | %s | %s | %s |\n", r.bv.label, m.process, m.when, mib(m.m.RSS), mib(m.m.HWM))
 		}
 	}
 	fmt.Println()
@@ -123,5 +124,5 @@ func medMax(d []time.Duration) string {
 	if len(d) == 0 {
 		return "-"
 	}
-	return ms(pct(d, 50)) + " / " + ms(pct(d, 100))
+	return ms(mcpproc.Pct(d, 50)) + " / " + ms(mcpproc.Pct(d, 100))
 }

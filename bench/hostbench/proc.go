@@ -123,33 +123,6 @@ func (p *proc) close() error {
 	return nil
 }
 
-// mem is a process's resident memory now and at its peak, in bytes.
-type mem struct{ rss, hwm uint64 }
-
-// memOf reads VmRSS and VmHWM from /proc/PID/status.
-func memOf(pid int) (mem, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return mem{}, fmt.Errorf("memory of process %d: %w", pid, err)
-	}
-	var m mem
-	for _, line := range strings.Split(string(data), "\n") {
-		var kb uint64
-		switch {
-		case strings.HasPrefix(line, "VmRSS:"):
-			fmt.Sscanf(strings.TrimPrefix(line, "VmRSS:"), "%d", &kb)
-			m.rss = kb << 10
-		case strings.HasPrefix(line, "VmHWM:"):
-			fmt.Sscanf(strings.TrimPrefix(line, "VmHWM:"), "%d", &kb)
-			m.hwm = kb << 10
-		}
-	}
-	if m.rss == 0 {
-		return m, fmt.Errorf("memory of process %d: no VmRSS in its status", pid)
-	}
-	return m, nil
-}
-
 // hostOf is the process among procs that holds the host lock.
 func hostOf(dir string, procs []*proc) (*proc, error) {
 	pid := host.HolderPID(dir)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ type toolLatency struct {
 
 type memRow struct {
 	process, when string
-	m             mem
+	m             mcpproc.Mem
 }
 
 // round is one kill of the host.
@@ -136,7 +137,7 @@ func (r *result) memory(a, b *proc, when string) error {
 		name string
 		p    *proc
 	}{{"host (A)", a}, {"attached (B)", b}} {
-		m, err := memOf(p.p.pid())
+		m, err := mcpproc.MemOf(p.p.pid())
 		if err != nil {
 			return err
 		}
