@@ -16,17 +16,15 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand"
+	"github.com/cairn-dev/cairn/bench/corpus"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -75,7 +73,8 @@ func main() {
 		fmt.Printf("reusing %s (generated before with its own -notes)\n", src)
 	} else {
 		t0 := time.Now()
-		generate(src, *notes, *folders, *words)
+		_, err := corpus.DeepHistory(src, *notes, *folders, *words, time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+		must(err)
 		// The same tree in one commit, on a branch of its own.
 		flat := strings.TrimSpace(gitOut(src, "commit-tree", "main^{tree}", "-m", "all notes"))
 		gitRun(src, "update-ref", "refs/heads/flat", flat)
@@ -195,83 +194,6 @@ func mib(b int64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
-}
-
-// generate writes the vault with git fast-import: a first commit with the
-// vault's settings and a project marker, then one commit per note (as
-// bench/vaultbench does).
-func generate(dir string, notes, folders, words int) {
-	must(os.MkdirAll(dir, 0o755))
-	gitRun(dir, "init", "-q", "-b", "main")
-	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
-	in, err := cmd.StdinPipe()
-	must(err)
-	cmd.Stderr = os.Stderr
-	must(cmd.Start())
-	w := bufio.NewWriterSize(in, 1<<20)
-	rng := rand.New(rand.NewSource(3))
-	when := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
-	mark := 0
-	commit := func(msg string, files map[string]string) {
-		var paths []string
-		for p := range files {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		mark++
-		fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter bench <bench@cairn.local> %d +0000\ndata %d\n%s\n", mark, when, len(msg), msg)
-		if mark > 1 {
-			fmt.Fprintf(w, "from :%d\n", mark-1)
-		}
-		for _, p := range paths {
-			fmt.Fprintf(w, "M 100644 inline \"%s\"\ndata %d\n%s\n", p, len(files[p]), files[p])
-		}
-		when += 60
-	}
-	commit("vault settings", map[string]string{
-		".gitignore":                   ".cairn/cache/\n.cairn/secrets/\n",
-		".cairn/config.yaml":           "format: 1\nlanguage: en\n",
-		".cairn/access.yaml":           "owner: owner\n",
-		"space/" + vault.ProjectMarker: "handle: space\nname: Space\n",
-	})
-	for i := 0; i < notes-1; i++ {
-		p := fmt.Sprintf("space/f%03d/Note %05d.md", i%folders, i)
-		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d, bench]\n---\n# Note %05d\n\n%s\n", vault.NewID(), i%50, i, text(rng, words))
-		commit(fmt.Sprintf("note %d", i), map[string]string{p: body})
-	}
-	must(w.Flush())
-	in.Close()
-	must(cmd.Wait())
-	gitRun(dir, "reset", "-q", "--hard", "main")
-}
-
-var vocab = func() []string {
-	rng := rand.New(rand.NewSource(1))
-	syl := []string{"ka", "lo", "mi", "ne", "ru", "ta", "ve", "so", "pi", "da", "gre", "str", "on", "el", "ix", "ar"}
-	out := make([]string, 3000)
-	for i := range out {
-		var b strings.Builder
-		for j := 0; j < 2+rng.Intn(3); j++ {
-			b.WriteString(syl[rng.Intn(len(syl))])
-		}
-		out[i] = b.String()
-	}
-	return out
-}()
-
-func text(rng *rand.Rand, n int) string {
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			if i%12 == 0 {
-				b.WriteString(".\n")
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(vocab[rng.Intn(len(vocab))])
-	}
-	return b.String()
 }
 
 func gitRun(dir string, args ...string) { gitOut(dir, args...) }

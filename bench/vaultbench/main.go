@@ -10,11 +10,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/corpus"
 	"math/rand"
 	"net"
 	"net/http"
@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
@@ -54,7 +53,8 @@ func main() {
 		dir = filepath.Join(tmp, "vault")
 	}
 	t0 := time.Now()
-	paths := generate(dir, *notes, *folders, *words)
+	paths, err := corpus.DeepHistory(dir, *notes, *folders, *words, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	must(err)
 	fmt.Printf("generated %d notes in %d folders, %d commits, in %v\n\n", len(paths), *folders, *notes, time.Since(t0).Round(time.Millisecond))
 
 	// The version map alone: one pruned walk of the whole history.
@@ -113,7 +113,7 @@ func main() {
 	createLat := timeGapN(*writes, *gap, func(i int) {
 		var w vault.Written
 		call(c, "create_note", map[string]any{"project": "space", "path": fmt.Sprintf("space/f%03d", i%*folders),
-			"body": fmt.Sprintf("# Bench created %d\n\n%s\n", i, text(rng, *words))}, &w)
+			"body": fmt.Sprintf("# Bench created %d\n\n%s\n", i, corpus.Words(rng, *words))}, &w)
 		created = append(created, w.ID)
 	})
 	createTotal := sum(createLat)
@@ -160,7 +160,7 @@ func main() {
 	// git CLI baseline: the same commit (one file) in the same repository.
 	gitLat := timeN(*gitRuns, func(i int) {
 		p := fmt.Sprintf("space/f%03d/git-baseline-%d.md", i%*folders, i)
-		must(os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprintf("# Git baseline %d\n\n%s\n", i, text(rng, *words))), 0o644))
+		must(os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprintf("# Git baseline %d\n\n%s\n", i, corpus.Words(rng, *words))), 0o644))
 		gitRun(dir, "add", "--", p)
 		gitRun(dir, "commit", "-q", "-m", "baseline", "--", p)
 	})
@@ -235,85 +235,6 @@ func sum(d []time.Duration) time.Duration {
 		t += x
 	}
 	return t
-}
-
-var vocab = func() []string {
-	rng := rand.New(rand.NewSource(1))
-	syl := []string{"ka", "lo", "mi", "ne", "ru", "ta", "ve", "so", "pi", "da", "gre", "str", "on", "el", "ix", "ar"}
-	out := make([]string, 3000)
-	for i := range out {
-		var b strings.Builder
-		for j := 0; j < 2+rng.Intn(3); j++ {
-			b.WriteString(syl[rng.Intn(len(syl))])
-		}
-		out[i] = b.String()
-	}
-	return out
-}()
-
-func text(rng *rand.Rand, n int) string {
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			if i%12 == 0 {
-				b.WriteString(".\n")
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(vocab[rng.Intn(len(vocab))])
-	}
-	return b.String()
-}
-
-// generate writes the vault with git fast-import: a first commit with the
-// vault's settings and a project marker, then one commit per note.
-func generate(dir string, notes, folders, words int) []string {
-	must(os.MkdirAll(dir, 0o755))
-	gitRun(dir, "init", "-q", "-b", "main")
-	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
-	in, err := cmd.StdinPipe()
-	must(err)
-	cmd.Stderr = os.Stderr
-	must(cmd.Start())
-	w := bufio.NewWriterSize(in, 1<<20)
-	rng := rand.New(rand.NewSource(3))
-	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
-	mark := 0
-	commit := func(msg string, files map[string]string) {
-		var paths []string
-		for p := range files {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		mark++
-		fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter bench <bench@cairn.local> %d +0000\ndata %d\n%s\n", mark, when, len(msg), msg)
-		if mark > 1 {
-			fmt.Fprintf(w, "from :%d\n", mark-1)
-		}
-		for _, p := range paths {
-			fmt.Fprintf(w, "M 100644 inline \"%s\"\ndata %d\n%s\n", p, len(files[p]), files[p])
-		}
-		when += 60
-	}
-	commit("vault settings", map[string]string{
-		".gitignore":                   ".cairn/cache/\n.cairn/secrets/\n",
-		".cairn/config.yaml":           "format: 1\nlanguage: en\n",
-		".cairn/access.yaml":           "owner: owner\n",
-		"space/" + vault.ProjectMarker: "handle: space\nname: Space\n",
-	})
-	var paths []string
-	for i := 0; i < notes-1; i++ {
-		p := fmt.Sprintf("space/f%03d/Note %05d.md", i%folders, i)
-		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d, bench]\n---\n# Note %05d\n\n%s\n", vault.NewID(), i%50, i, text(rng, words))
-		commit(fmt.Sprintf("note %d", i), map[string]string{p: body})
-		paths = append(paths, p)
-	}
-	w.Flush()
-	in.Close()
-	must(cmd.Wait())
-	gitRun(dir, "reset", "-q", "--hard", "main")
-	return paths
 }
 
 func gitRun(dir string, args ...string) {
