@@ -131,7 +131,7 @@ func (n *Node) setOpening() {
 // with its error and the host lets go.
 func (n *Node) open() (*Host, *vault.Vault, error) {
 	var h *Host
-	v, err := vault.Open(n.o.Root, vault.Options{Exclusive: true, Quiet: n.o.Quiet, AnswerDuringBuild: true, Locked: func() {
+	v, err := vault.Open(n.o.Root, vault.Options{Exclusive: true, Quiet: n.o.Quiet, AnswerDuringBuild: true, OpenIndex: true, Locked: func() {
 		h = n.listen()
 		n.setOpening()
 		if n.o.holdOpen != nil {

@@ -52,6 +52,11 @@ type searchState struct {
 	// meanwhile answers from the notes already indexed, saying how many
 	// are not yet (a fresh clone's first search need not wait for all).
 	build atomic.Pointer[firstBuild]
+	// catalog is closed once Open has loaded the catalog (or failed to:
+	// catalogErr), when the index's open began beside it
+	// (Options.OpenIndex); nil otherwise.
+	catalog    chan struct{}
+	catalogErr error
 
 	// mu serialises index updates (but not the lane's long notes).
 	mu       sync.Mutex
@@ -132,7 +137,7 @@ func (v *Vault) syncIndex(full bool) error {
 	defer v.srch.mu.Unlock()
 	// Loaded under mu: a Rebuild's swap replaces the index under it.
 	ix := v.srch.ix.Load()
-	if ix == nil || v.srch.closed || v.srch.stopping.Load() {
+	if ix == nil || v.srch.closed || v.srch.stopping.Load() || v.catalogPending() {
 		return nil
 	}
 	return v.syncLocked(ix, full, nil)

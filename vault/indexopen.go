@@ -82,6 +82,9 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	ix, err := search.Open(v.indexDir(), v.indexOptions(emb, 0))
 	if err == nil {
 		v.srch.ix.Store(ix)
+		err = v.awaitCatalog()
+	}
+	if err == nil {
 		b := &firstBuild{ix: ix, started: announce}
 		v.srch.build.Store(b)
 		err = v.syncIndex(true)
@@ -112,6 +115,66 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	// (issue 16 measured 50 to 110 MiB of it at 10,000 notes). Once per
 	// open, after the searches waiting were let go.
 	debug.FreeOSMemory()
+}
+
+// openIndexEarly starts the index's open now, while Open loads the
+// catalog (Options.OpenIndex); the open syncs the index with the notes
+// once catalogLoaded says the catalog is there. The caller holds the
+// host lock, so no search can have started an open before.
+func (v *Vault) openIndexEarly() {
+	s := &v.srch
+	s.catalog = make(chan struct{})
+	s.openMu.Lock()
+	v.startIndexLocked()
+	s.openMu.Unlock()
+}
+
+// loadedHook, when set (tests), is called by Open once the catalog is
+// loaded, before an index open begun beside it may sync.
+var loadedHook func(v *Vault)
+
+// catalogLoaded ends the wait of an index open started early: err is why
+// the vault's open failed, and then that open is closed and its index
+// lock let go before Open returns (a host retrying finds it free).
+func (v *Vault) catalogLoaded(err error) {
+	s := &v.srch
+	if s.catalog == nil {
+		return
+	}
+	s.catalogErr = err
+	close(s.catalog)
+	if err != nil {
+		v.closeIndex()
+	}
+}
+
+// catalogPending says whether Open is still loading the catalog beside an
+// early index open. Nothing syncs the index then (a rescan's indexSoon):
+// the open's own full sync comes first, once the catalog is there, and
+// reports its progress to searches (firstbuild.go).
+func (v *Vault) catalogPending() bool {
+	if c := v.srch.catalog; c != nil {
+		select {
+		case <-c:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// awaitCatalog waits until Open has loaded the catalog, which the index's
+// sync reads, and says whether it failed to.
+func (v *Vault) awaitCatalog() error {
+	s := &v.srch
+	if s.catalog == nil {
+		return nil // opened after Open returned
+	}
+	<-s.catalog
+	if s.catalogErr != nil {
+		return fmt.Errorf("search index: the vault did not open: %w", s.catalogErr)
+	}
+	return nil
 }
 
 // searchEmbedder makes the embedder this machine's settings choose

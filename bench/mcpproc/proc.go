@@ -127,25 +127,25 @@ func (p *Proc) Close() error {
 }
 
 // Mem is a process's resident memory now (VmRSS) and at its peak (VmHWM),
-// in bytes.
-type Mem struct{ RSS, HWM uint64 }
+// and what VmRSS is made of: anonymous pages (RssAnon: the Go heap, the
+// runtime) and pages of files (RssFile: the binary, Bleve's mmapped
+// segments, which the kernel may drop), in bytes.
+type Mem struct{ RSS, HWM, Anon, File uint64 }
 
-// MemOf reads VmRSS and VmHWM from /proc/PID/status.
+// MemOf reads VmRSS, VmHWM, RssAnon and RssFile from /proc/PID/status.
 func MemOf(pid int) (Mem, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return Mem{}, fmt.Errorf("memory of process %d: %w", pid, err)
 	}
 	var m Mem
+	fields := map[string]*uint64{"VmRSS:": &m.RSS, "VmHWM:": &m.HWM, "RssAnon:": &m.Anon, "RssFile:": &m.File}
 	for _, line := range strings.Split(string(data), "\n") {
-		var kb uint64
-		switch {
-		case strings.HasPrefix(line, "VmRSS:"):
-			fmt.Sscanf(strings.TrimPrefix(line, "VmRSS:"), "%d", &kb)
-			m.RSS = kb << 10
-		case strings.HasPrefix(line, "VmHWM:"):
-			fmt.Sscanf(strings.TrimPrefix(line, "VmHWM:"), "%d", &kb)
-			m.HWM = kb << 10
+		name, rest, _ := strings.Cut(line, "\t")
+		if dst := fields[name]; dst != nil {
+			var kb uint64
+			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
+			*dst = kb << 10
 		}
 	}
 	if m.RSS == 0 {

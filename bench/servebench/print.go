@@ -21,7 +21,8 @@ func printTable(w io.Writer, rows []row) {
 	}
 	fmt.Fprintln(w)
 	for _, r := range rows {
-		fmt.Fprintf(w, "- %d notes, %d commits, %s: first search reply %s\n", r.notes, r.commits, r.scenario, r.firstReply)
+		fmt.Fprintf(w, "- %d notes, %d commits, %s: first search reply %s; VmRSS indexed: %s anonymous + %s of files, after writes: %s + %s\n",
+			r.notes, r.commits, r.scenario, r.firstReply, mib(r.indexed.Anon), mib(r.indexed.File), mib(r.written.Anon), mib(r.written.File))
 	}
 }
 
