@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	zapx "github.com/blevesearch/zapx/v17"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
@@ -223,6 +224,15 @@ func (ix *Index) openLexical() error {
 func scorchConfig() map[string]any {
 	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true}
 }
+
+// A new segment's buffer is sized by zapx for the batch's documents plus
+// NewSegmentBufferNumResultsBump (100) more, at the last batch's bytes per
+// document, and the in-memory segment keeps that buffer until it is
+// persisted and merged: a write's batch of one note held about 4 MiB at
+// 10,000 notes (issue 16: 3.9 MiB of garbage per batch, 2.3 GiB over 600
+// writes). Sized for the batch alone, a large batch (a first build) still
+// grows its buffer as it needs.
+func init() { zapx.NewSegmentBufferNumResultsBump = 0 }
 
 func readManifest(file string) (*manifest, error) {
 	data, err := os.ReadFile(file)

@@ -43,6 +43,7 @@ func main() {
 	keep := flag.String("dir", "", "generate here and keep it (default: a temporary folder, removed)")
 	gap := flag.Duration("gap", 0, "pause between writes (a client that is not writing flat out)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the MCP calls to this file")
+	allocprofile := flag.String("allocprofile", "", "write what the writes allocated: FILE.before and FILE, two heap profiles taken before the creates and after the edits (go tool pprof -sample_index=alloc_space -base FILE.before FILE)")
 	flag.Parse()
 
 	dir := *keep
@@ -109,6 +110,9 @@ func main() {
 		must(pprof.StartCPUProfile(f))
 		defer pprof.StopCPUProfile()
 	}
+	if *allocprofile != "" {
+		must(writeAllocs(*allocprofile + ".before"))
+	}
 	var created []string
 	createLat := timeGapN(*writes, *gap, func(i int) {
 		var w vault.Written
@@ -125,6 +129,9 @@ func main() {
 		call(c, "edit_note", map[string]any{"ref": created[0], "versionToken": token, "operation": "append", "content": fmt.Sprintf("Line %d.", i)}, &w)
 		token = w.VersionToken
 	})
+	if *allocprofile != "" {
+		must(writeAllocs(*allocprofile))
+	}
 	getLat := timeN(*reads, func(i int) {
 		var n vault.NoteView
 		call(c, "get_note", map[string]any{"ref": paths[rng.Intn(len(paths))]}, &n)
@@ -249,4 +256,18 @@ func must(err error) {
 	if err != nil {
 		panic(err)
 	}
+}
+
+// writeAllocs writes the allocation profile so far (every allocation since
+// the start, sampled) to file.
+func writeAllocs(file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("allocation profile: %w", err)
+	}
+	return f.Close()
 }
