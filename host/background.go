@@ -11,13 +11,15 @@ import (
 // startBackground starts what the host runs beside the calls: what was
 // recovered at open is reported, edits made while no host ran are
 // committed (by the watcher, or at once without one), the search index
-// opens, and derived state is kept fresh and saved.
+// opens, derived state is kept fresh and saved, and the heap a burst of
+// calls grew is given back once the process is quiet (trim.go).
 func startBackground(ctx context.Context, v *vault.Vault, o Options) {
 	report := o.Report
 	for _, r := range v.Recoveries() {
 		report(fmt.Errorf("recovered: %s", r))
 	}
 	go v.Maintain(ctx, 3*time.Second, 30*time.Second, report)
+	go trimWhenQuiet(ctx)
 	go func() {
 		// Open the search index now, so the first search does not wait.
 		if _, err := v.SearchIndex(); err != nil {

@@ -27,7 +27,7 @@
 // pending, polled every -poll; VmRSS and VmHWM then; then -writes writes
 // through MCP, create_note and edit_note (append, its versionToken from
 // an untimed get_note) in turn, their p50 and p99, and VmRSS and VmHWM
-// after them.
+// after them; then VmRSS again once the server has sat idle for -quiet.
 package main
 
 import (
@@ -52,6 +52,7 @@ type config struct {
 	writes  int
 	within  time.Duration // bound on each wait (first search, full index)
 	poll    time.Duration // between searches while waiting for the full index
+	quiet   time.Duration // idle after the writes, before memory is read again
 	data    string
 }
 
@@ -84,6 +85,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.writes, "writes", 1000, "writes per scenario (create_note and edit_note in turn)")
 	fs.DurationVar(&c.within, "within", 20*time.Minute, "give up a wait (first search, full index) after this long")
 	fs.DurationVar(&c.poll, "poll", 250*time.Millisecond, "time between searches while waiting for the full index")
+	fs.DurationVar(&c.quiet, "quiet", 15*time.Second, "after the writes, sit idle this long and read memory again")
 	fs.StringVar(&c.data, "data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -118,6 +120,8 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-within: %s is not a positive duration", c.within)
 	case c.poll <= 0:
 		return c, fmt.Errorf("-poll: %s is not a positive duration", c.poll)
+	case c.quiet < 0:
+		return c, fmt.Errorf("-quiet: %s is negative", c.quiet)
 	}
 	return c, nil
 }

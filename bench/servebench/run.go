@@ -25,7 +25,7 @@ type row struct {
 	initialize, firstSearch, fullIndex time.Duration
 	firstReply                         string // complete, or what the first reply said was pending
 	indexAtStart                       string // none, reused, or rebuilt (why): the search index the process found
-	indexed, written                   mcpproc.Mem
+	indexed, written, rested           mcpproc.Mem
 	creates, edits                     []time.Duration
 }
 
@@ -195,7 +195,11 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 	if r.creates, r.edits, err = writes(p, c.writes, scenario, n, sents); err != nil {
 		return r, err
 	}
-	r.written, err = mcpproc.MemOf(p.PID())
+	if r.written, err = mcpproc.MemOf(p.PID()); err != nil {
+		return r, err
+	}
+	time.Sleep(c.quiet) // a server that then sits idle beside the editor
+	r.rested, err = mcpproc.MemOf(p.PID())
 	return r, err
 }
 

@@ -24,7 +24,7 @@ var sentences = []string{
 // commit each, and checks that every figure was obtained and that they
 // come in the order a start makes them. No timing is asserted.
 func TestSmoke(t *testing.T) {
-	c, err := parseFlags([]string{"-notes", "50", "-history", "1,all", "-writes", "20", "-poll", "50ms"})
+	c, err := parseFlags([]string{"-notes", "50", "-history", "1,all", "-writes", "20", "-poll", "50ms", "-quiet", "100ms"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +57,9 @@ func TestSmoke(t *testing.T) {
 			if m.rss == 0 || m.hwm < m.rss {
 				t.Errorf("row %d, %s: VmRSS %d, VmHWM %d", i, m.when, m.rss, m.hwm)
 			}
+		}
+		if r.rested.RSS == 0 {
+			t.Errorf("row %d: no VmRSS once idle", i)
 		}
 		if len(r.creates) != 10 || len(r.edits) != 10 || mcpproc.Pct(r.creates, 50) <= 0 || mcpproc.Pct(r.edits, 99) <= 0 {
 			t.Errorf("row %d: %d creates, %d edits timed, p50 create %s, p99 edit %s", i, len(r.creates), len(r.edits), mcpproc.Pct(r.creates, 50), mcpproc.Pct(r.edits, 99))
