@@ -87,7 +87,12 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	if err == nil {
 		b := &firstBuild{ix: ix, started: announce}
 		v.srch.build.Store(b)
+		restore := func() {}
+		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
+			restore = leanGC()
+		}
 		err = v.syncIndex(true)
+		restore()
 		v.srch.build.Store(nil)
 		if err == nil {
 			ix.QueueMissingVectors()

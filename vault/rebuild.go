@@ -196,6 +196,7 @@ func (v *Vault) dropRebuild(nix *search.Index, side string) {
 // the running ones go first (at most laneYield), as the lane does. Close
 // stops it at its next step.
 func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string, int, int)) error {
+	defer leanGC()()
 	v.catMu.Lock()
 	var short, long []string
 	for p, e := range v.cat.entries {
