@@ -120,8 +120,10 @@ var errIndexUnsupported = errors.New("cairn cannot update this git index; run `g
 // every other entry's bytes as they are. The cache-tree extension (stale
 // now) and offset tables are dropped; git rebuilds them when it needs them.
 // The result is the new index file (data) already scanned, so that the
-// next commit need not read and scan it again (indexCache).
-func (pi *parsedIndex) splice(updates []indexUpdate) *parsedIndex {
+// next commit need not read and scan it again (indexCache). It is built in
+// spare's buffers when they are large enough (spare is then overwritten;
+// nil: new buffers).
+func (pi *parsedIndex) splice(updates []indexUpdate, spare *parsedIndex) *parsedIndex {
 	sort.Slice(updates, func(i, j int) bool { return updates[i].name < updates[j].name })
 	replaced := make(map[string]bool, len(updates))
 	size := len(pi.data) + len(pi.exts) + 20
@@ -129,9 +131,19 @@ func (pi *parsedIndex) splice(updates []indexUpdate) *parsedIndex {
 		replaced[u.name] = true
 		size += 72 + len(u.name)
 	}
-	out := make([]byte, 0, size)
+	var out []byte
+	var spans []indexSpan
+	if spare != nil && cap(spare.data) >= size {
+		out = spare.data[:0]
+	} else {
+		out = make([]byte, 0, size+size/16) // room for the next few creates
+	}
+	if n := len(pi.entries) + len(updates); spare != nil && cap(spare.entries) >= n {
+		spans = spare.entries[:0]
+	} else {
+		spans = make([]indexSpan, 0, n+n/16)
+	}
 	out = append(out, pi.data[:12]...)
-	spans := make([]indexSpan, 0, len(pi.entries)+len(updates))
 	ui := 0
 	emit := func(u indexUpdate) {
 		if !u.del {

@@ -48,6 +48,7 @@ type Store struct {
 	// updated; IndexWarning hands it out once.
 	indexWarning string
 	idxCache     *indexCache              // the index last written or read (index.go)
+	idxSpare     *parsedIndex             // the index before it: the next splice's buffers (index.go)
 	walkCache    map[plumbing.Hash]walked // see commitChanges
 	walkWeight   int                      // of walkCache (maxWalkCache)
 	// recovered lists the commits of dead processes recovered since
