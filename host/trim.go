@@ -13,14 +13,21 @@ import (
 // notes held 160 MiB of anonymous memory, twice its 80 MiB live heap, for
 // as long as it then sat idle beside the editor (issue 16). Once the
 // process has allocated more than its live heap (or trimMin) since the
-// last trim and then a whole tick passes with little allocated (quietBytes:
-// the background upkeep's own work), the freed heap is returned to the
-// system at once (debug.FreeOSMemory: one collection). A busy server is
-// never interrupted by it; an idle one costs nothing.
+// last trim and then a whole tick passes with little allocated (under
+// quietBytes, the background upkeep's own work, or under a sixteenth of
+// what was allocated since the last trim), the freed heap is returned to
+// the system at once (debug.FreeOSMemory: one collection). An idle server
+// costs nothing; a busy one pays one collection every 16 ticks at most.
 const (
 	trimEvery  = 5 * time.Second
 	trimMin    = 64 << 20
 	quietBytes = 16 << 20
+	// slowdown: a tick that allocates under 1/slowdown of what was
+	// allocated since the last trim counts as quiet too. After a burst
+	// of writes Bleve merges its small segments for a while, which
+	// allocates more than quietBytes a tick; under a steady load, this
+	// trims once every slowdown ticks at most.
+	slowdown = 16
 )
 
 // trimmer decides, tick by tick, when to give memory back.
@@ -35,7 +42,7 @@ func (t *trimmer) tick(allocated, live uint64) bool {
 	d := allocated - t.last
 	t.last = allocated
 	t.sinceTrim += d
-	if d >= quietBytes || t.sinceTrim < max(trimMin, live) {
+	if t.sinceTrim < max(trimMin, live) || d >= max(quietBytes, t.sinceTrim/slowdown) {
 		return false
 	}
 	t.sinceTrim = 0

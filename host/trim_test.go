@@ -25,6 +25,8 @@ func TestTrimmerTrimsOnceAfterABurst(t *testing.T) {
 		{242 << 20, false, "already trimmed"},
 		{300 << 20, false, "a small burst: less than the live heap since the trim"},
 		{301 << 20, false, "quiet, but too little since the trim"},
+		{1300 << 20, false, "a large burst"},
+		{1340 << 20, true, "slowing down: 40 MiB is over quietBytes but under a sixteenth of the burst"},
 	}
 	for _, s := range steps {
 		if got := tr.tick(s.allocated, live); got != s.want {
