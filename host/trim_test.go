@@ -6,45 +6,44 @@ import (
 	"testing"
 )
 
-// The trimmer gives memory back once after a burst, when a quiet tick
-// follows it; never while allocation goes on, never twice for one burst,
-// never for background upkeep's small allocations.
-func TestTrimmerTrimsOnceAfterABurst(t *testing.T) {
-	const live = 100 << 20
+// The trimmer gives memory back when the heap held exceeds the live heap
+// by a quarter (32 MiB at least) and the tick was quiet; never while
+// allocation goes on, never when what is held is live.
+func TestTrimmerTrimsExcessWhenQuiet(t *testing.T) {
+	const mib = 1 << 20
 	tr := &trimmer{}
 	steps := []struct {
-		allocated uint64
-		want      bool
-		why       string
+		allocated, live, held uint64
+		want                  bool
+		why                   string
 	}{
-		{10 << 20, false, "upkeep's allocations are no burst"},
-		{20 << 20, false, "nor are they together"},
-		{120 << 20, false, "a burst in progress"},
-		{240 << 20, false, "still busy"},
-		{241 << 20, true, "quiet after allocating more than the live heap"},
-		{242 << 20, false, "already trimmed"},
-		{300 << 20, false, "a small burst: less than the live heap since the trim"},
-		{301 << 20, false, "quiet, but too little since the trim"},
-		{1300 << 20, false, "a large burst"},
-		{1340 << 20, true, "slowing down: 40 MiB is over quietBytes but under a sixteenth of the burst"},
+		{10, 100, 110, false, "10 MiB over the live heap: under a quarter of it"},
+		{500, 100, 300, false, "busy: 490 MiB allocated in the tick"},
+		{505, 100, 300, true, "quiet, 200 MiB over the live heap"},
+		{506, 100, 102, false, "what is held is live"},
+		{540, 100, 140, false, "a save allocating 34 MiB in the tick"},
+		{541, 100, 140, true, "the next tick is quiet: the save's 40 MiB over the live heap go back"},
+		{1540, 100, 600, false, "a large burst"},
+		{1580, 100, 600, true, "slowing down: 40 MiB is over quietBytes but under a sixteenth of the burst"},
+		{1581, 20, 50, false, "a small process: 30 MiB over its live heap is under trimMin"},
 	}
 	for _, s := range steps {
-		if got := tr.tick(s.allocated, live); got != s.want {
-			t.Fatalf("at %d MiB allocated: trim %v, want %v (%s)", s.allocated>>20, got, s.want, s.why)
+		if got := tr.tick(heapState{allocated: s.allocated * mib, live: s.live * mib, held: s.held * mib}); got != s.want {
+			t.Fatalf("at %d MiB allocated, %d live, %d held: trim %v, want %v (%s)", s.allocated, s.live, s.held, got, s.want, s.why)
 		}
 	}
 }
 
-// heapNumbers reads the runtime's figures: what was allocated only grows,
-// and a live heap is known once a collection ran.
-func TestHeapNumbers(t *testing.T) {
+// readHeap reads the runtime's figures: what was allocated only grows, a
+// live heap is known once a collection ran, and the heap held covers it.
+func TestReadHeap(t *testing.T) {
 	debug.FreeOSMemory()
-	a1, live := heapNumbers()
+	h1 := readHeap()
 	sink = make([]byte, 8<<20)
 	runtime.KeepAlive(sink)
-	a2, _ := heapNumbers()
-	if live == 0 || a2 < a1+8<<20 {
-		t.Errorf("allocated %d then %d after 8 MiB, live %d", a1, a2, live)
+	h2 := readHeap()
+	if h1.live == 0 || h2.allocated < h1.allocated+8<<20 || h2.held < h1.live {
+		t.Errorf("before %+v, after 8 MiB %+v", h1, h2)
 	}
 }
 

@@ -85,7 +85,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.writes, "writes", 1000, "writes per scenario (create_note and edit_note in turn)")
 	fs.DurationVar(&c.within, "within", 20*time.Minute, "give up a wait (first search, full index) after this long")
 	fs.DurationVar(&c.poll, "poll", 250*time.Millisecond, "time between searches while waiting for the full index")
-	fs.DurationVar(&c.quiet, "quiet", 15*time.Second, "after the writes, sit idle this long and read memory again")
+	fs.DurationVar(&c.quiet, "quiet", 45*time.Second, "after the writes, sit idle this long and read memory again (the periodic save of derived state comes within 30 s, the trim after it)")
 	fs.StringVar(&c.data, "data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
 	if err := fs.Parse(args); err != nil {
 		return c, err
