@@ -404,8 +404,9 @@ func writeStr(b *bytes.Buffer, s string) {
 // loadVectors reads a sidecar file made for model and dims. Any mismatch
 // or damage is an error (wrapping errVecFile) and the caller rebuilds.
 // The file is read whole and decoded in place: a warm start waits for it
-// (issue 16), and a reader allocating per field took 165 ms at 10,000
-// notes where this takes a tenth of it.
+// (issue 16), and a reader allocating per field took 53 ms at 10,000
+// notes where this takes 27 (165 ms against about 40 in a server
+// starting on a busy machine).
 func loadVectors(file, model string, dims int) (*vectors, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
