@@ -11,10 +11,12 @@ import (
 // to twice what is live before collecting: the build's peak was 1.8×
 // the steady state at 10,000 notes and 2.5× at 100,000 (issue 16 asks
 // 1.5×). Collecting at 50 % growth instead cut the peak from 236 to
-// 196–206 MiB at 10,000 notes and from 1,555 to 1,072 MiB at 100,000, and
-// the build took no longer (9.3–9.8 s, and 102–121 s against 131); at
-// 25 % the 10,000-note build took 11.7–13.8 s. Only a build pays it; a
-// person's own GOGC (anything but the default 100) wins.
+// 199–207 MiB at 10,000 notes and from 1,555 to 1,072 MiB at 100,000.
+// The build costs more collections: no difference could be told from the
+// noise at 10,000 notes, 159 → 207 s at 100,000 in one back-to-back run
+// (docs/benchmarks.md, "Nothing slower"); at 25 % the 10,000-note build
+// took 11.7–13.8 s. Only a build pays it; a person's own GOGC (anything
+// but the default 100) wins.
 const buildGCPercent = 50
 
 var lean struct {
