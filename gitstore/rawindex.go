@@ -125,10 +125,8 @@ var errIndexUnsupported = errors.New("cairn cannot update this git index; run `g
 // nil: new buffers).
 func (pi *parsedIndex) splice(updates []indexUpdate, spare *parsedIndex) *parsedIndex {
 	sort.Slice(updates, func(i, j int) bool { return updates[i].name < updates[j].name })
-	replaced := make(map[string]bool, len(updates))
 	size := len(pi.data) + len(pi.exts) + 20
 	for _, u := range updates {
-		replaced[u.name] = true
 		size += 72 + len(u.name)
 	}
 	var out []byte
@@ -144,35 +142,46 @@ func (pi *parsedIndex) splice(updates []indexUpdate, spare *parsedIndex) *parsed
 		spans = make([]indexSpan, 0, n+n/16)
 	}
 	out = append(out, pi.data[:12]...)
-	ui := 0
-	emit := func(u indexUpdate) {
+	// Entries lie end to end in name order, so each run between two
+	// updated paths is copied in one piece (at 100,000 notes, a copy per
+	// entry was a third of the splice).
+	next := 0 // the first entry of pi not yet copied or dropped
+	for _, u := range updates {
+		at := next + sort.Search(len(pi.entries)-next, func(k int) bool {
+			return string(pi.name(pi.entries[next+k])) >= u.name
+		})
+		out, spans = pi.copyRun(out, spans, next, at)
+		for at < len(pi.entries) && string(pi.name(pi.entries[at])) == u.name {
+			at++ // every stage of a replaced path goes
+		}
+		next = at
 		if !u.del {
 			start := len(out)
 			out = append(out, encodeEntry(u)...)
 			spans = append(spans, indexSpan{start: start, end: len(out), nameAt: start + 62, nameLen: len(u.name)})
 		}
 	}
-	for _, e := range pi.entries {
-		name := pi.name(e)
-		for ui < len(updates) && updates[ui].name < string(name) {
-			emit(updates[ui])
-			ui++
-		}
-		if replaced[string(name)] {
-			continue // every stage of a replaced path goes; its update follows in order
-		}
-		start := len(out)
-		out = append(out, pi.data[e.start:e.end]...)
-		spans = append(spans, indexSpan{start: start, end: len(out), nameAt: start + e.nameAt - e.start, nameLen: e.nameLen})
-	}
-	for ; ui < len(updates); ui++ {
-		emit(updates[ui])
-	}
+	out, spans = pi.copyRun(out, spans, next, len(pi.entries))
 	out = append(out, pi.exts...)
 	binary.BigEndian.PutUint32(out[8:12], uint32(len(spans)))
 	sum := sha1.Sum(out)
 	out = append(out, sum[:]...)
 	return &parsedIndex{data: out, entries: spans, exts: pi.exts}
+}
+
+// copyRun appends entries [i, j) of pi to out in one copy, and their
+// spans moved to where they now are.
+func (pi *parsedIndex) copyRun(out []byte, spans []indexSpan, i, j int) ([]byte, []indexSpan) {
+	if i >= j {
+		return out, spans
+	}
+	from := pi.entries[i].start
+	delta := len(out) - from
+	out = append(out, pi.data[from:pi.entries[j-1].end]...)
+	for _, e := range pi.entries[i:j] {
+		spans = append(spans, indexSpan{start: e.start + delta, end: e.end + delta, nameAt: e.nameAt + delta, nameLen: e.nameLen})
+	}
+	return out, spans
 }
 
 // encodeEntry renders one stage-0 entry of a regular file.
