@@ -2,6 +2,7 @@ package teamsync
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,8 +32,15 @@ func TestAMistypedBranchIsRefused(t *testing.T) {
 // init and pushed) is told so, plainly, and nothing is merged.
 func TestUnrelatedHistoriesAreToldApart(t *testing.T) {
 	a, _ := team(t)
+	// Other notes than the team's: the same notes, committed by the same
+	// init in the same second, would make the very same commit (a shared
+	// history after all; the test failed 1 run in 15 so).
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "Mine.md"), []byte("# Mine\n\nNot the team's.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(t.TempDir(), "c")
-	if _, err := vault.Init(dir, vault.InitOptions{From: "../sample-vault"}); err != nil {
+	if _, err := vault.Init(dir, vault.InitOptions{From: other}); err != nil {
 		t.Fatal(err)
 	}
 	gitT(t, dir, "remote", "add", "origin", gitT(t, a.Root(), "remote", "get-url", "origin"))
