@@ -39,6 +39,7 @@ func (s *Store) Advance(to string) ([]string, error) {
 func (s *Store) AdvanceWith(next func(head string) (string, error)) (string, []string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settleIndexLocked()
 	wl, err := s.lockAndRecover()
 	if err != nil {
 		return "", nil, err

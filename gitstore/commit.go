@@ -124,11 +124,11 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	wl, err := s.lockAndRecover()
+	wl, err := s.commitLock()
 	if err != nil {
 		return "", err
 	}
-	defer wl.release()
+	defer s.releaseUnlessPending(wl)
 	wl.begin()
 	return s.commitLocked(wl, req)
 }
@@ -210,17 +210,21 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	defer tplDone()
-	idxLock, err := s.takeLock(filepath.Join(s.gitDir, "index"), "the index", wl.nonce, tpl)
+	idxLock, err := s.indexLock(wl.nonce, tpl)
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	defer idxLock.release()
+	defer func() {
+		if s.pend == nil || s.pend.lock != idxLock {
+			idxLock.release()
+		}
+	}()
 	refLock, err := s.lockRef(branch, pc.head, wl.nonce, tpl)
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	defer refLock.release()
-	index, err := s.readIndex()
+	index, err := s.currentIndex()
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -234,7 +238,7 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	}
 	s.appendReflogs(branch, pc.head, pc.hash, pc.sig, reflog)
 	crashPoint("moved")
-	if err := s.writeIndex(idxLock, index, pc.req.Changes, pc.blobs); err != nil {
+	if err := s.updateIndex(wl, idxLock, index, pc.head, pc.hash, pc.req.Changes, pc.blobs); err != nil {
 		// The commit is made and the files are in place; only git's cache
 		// of the work tree lags. Say so, but the write stands.
 		s.indexWarning = fmt.Sprintf("commit %s made, but the git index was not updated (run `git reset` in the vault): %v", pc.hash, err)

@@ -117,6 +117,23 @@ func (s *Store) writeIndex(idxLock *gitLock, st *indexState, changes []Change, b
 // stays clean. Call it after the work-tree files are written: the entries
 // carry their stat data. pi is the result scanned (nil from go-git's path).
 func (s *Store) indexBytes(st *indexState, changes []Change, blobs map[string]plumbing.Hash) (data []byte, pi *parsedIndex, err error) {
+	updates := s.indexUpdates(changes, blobs)
+	if st.parsed != nil {
+		spare := s.idxSpare
+		s.idxSpare = nil
+		if spare == st.parsed {
+			spare = nil // never write into the index being read
+		}
+		pi := st.parsed.splice(updates, spare)
+		return pi.data, pi, nil
+	}
+	data, err = s.encodeIndexSlow(updates)
+	return data, nil, err
+}
+
+// indexUpdates are the index entries of changes, with the stat data of
+// their files as they are now.
+func (s *Store) indexUpdates(changes []Change, blobs map[string]plumbing.Hash) []indexUpdate {
 	updates := make([]indexUpdate, 0, len(changes))
 	for _, c := range changes {
 		u := indexUpdate{name: c.Path, hash: blobs[c.Path], del: c.Delete, exec: c.Executable}
@@ -129,17 +146,7 @@ func (s *Store) indexBytes(st *indexState, changes []Change, blobs map[string]pl
 		}
 		updates = append(updates, u)
 	}
-	if st.parsed != nil {
-		spare := s.idxSpare
-		s.idxSpare = nil
-		if spare == st.parsed {
-			spare = nil // never write into the index being read
-		}
-		pi := st.parsed.splice(updates, spare)
-		return pi.data, pi, nil
-	}
-	data, err = s.encodeIndexSlow(updates)
-	return data, nil, err
+	return updates
 }
 
 // emptyIndex is a version 2 index with no entries (its checksum is

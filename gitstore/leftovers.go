@@ -49,6 +49,7 @@ const (
 // and it is older than a minute (`git commit` keeps index.lock while the
 // person writes the message, with git running all along).
 func (s *Store) Leftovers() ([]Leftover, error) {
+	s.SettleIndex() // this process's own pending index is no leftover
 	free := s.writeLockFree()
 	return s.leftovers(free)
 }
@@ -59,6 +60,7 @@ func (s *Store) Leftovers() ([]Leftover, error) {
 func (s *Store) RepairLeftovers() ([]Leftover, *RecoveryReport, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settleIndexLocked()
 	before := len(s.recovered)
 	wl, err := s.lockAndRecover()
 	if err != nil {

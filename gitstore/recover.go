@@ -78,6 +78,7 @@ func (s *Store) Recover() (*RecoveryReport, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settleIndexLocked()
 	before := len(s.recovered)
 	wl, err := s.lockAndRecover()
 	if err != nil {
@@ -141,6 +142,9 @@ func (s *Store) recoverLocked(in *intent) (*RecoveryReport, error) {
 	if rep.RemovedLocks, err = s.removeMarkedLocks(in); err != nil {
 		return nil, err
 	}
+	if err := s.catchUpIndex(in); err != nil {
+		return nil, err
+	}
 	if in.commit.IsZero() {
 		return rep, nil // it died before its objects were staged
 	}
@@ -171,6 +175,28 @@ func (s *Store) recoverLocked(in *intent) (*RecoveryReport, error) {
 		rep.Outcome = RecoveredAbandoned
 		return rep, nil
 	}
+}
+
+// catchUpIndex brings git's index up to the last commit that landed while
+// the dead process's index was pending (pendingIndex): the index on disk
+// matches in.indexBase, the branch had moved on to in.landed. The intent's
+// own commit, if any, is then recovered as usual, on top of in.landed.
+func (s *Store) catchUpIndex(in *intent) error {
+	if in.landed.IsZero() || in.landed == in.indexBase {
+		return nil
+	}
+	c, err := s.repo.CommitObject(in.landed)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", in.landed, err)
+	}
+	diffs, err := s.commitDiff(in.indexBase, c)
+	if err != nil {
+		return err
+	}
+	if err := s.refreshIndex(in.nonce, diffs); err != nil {
+		return fmt.Errorf("bring the git index up to %s: %w", in.landed, err)
+	}
+	return nil
 }
 
 // pathDiff is one path a commit changed: its blob before and after (zero:

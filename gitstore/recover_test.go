@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,14 +27,17 @@ var (
 )
 
 func crashingWriter(dir, step string) {
+	s, err := Open(dir, storeOptions(dir))
+	if err != nil {
+		os.Exit(2)
+	}
+	if os.Getenv("CAIRN_TEST_PILE") != "" {
+		pileUp(s)
+	}
 	crashPoint = func(s string) {
 		if s == step {
 			os.Exit(3)
 		}
-	}
-	s, err := Open(dir, storeOptions(dir))
-	if err != nil {
-		os.Exit(2)
 	}
 	if to := os.Getenv("CAIRN_TEST_ADVANCE_TO"); to != "" {
 		s.Advance(to)
@@ -48,15 +52,33 @@ func crashingWriter(dir, step string) {
 		}})
 }
 
+// pileUp makes every index write pending, blocks the writer, and lands
+// two commits behind it, as a burst of writes in a big vault does.
+func pileUp(s *Store) {
+	deferIndexBytes = 0
+	writerGate = func() { select {} }
+	for i, c := range pileCommits {
+		if _, err := s.Commit(CommitRequest{Author: Signature{"agent", "agent@cairn.local"}, Message: fmt.Sprint("pile ", i), Changes: []Change{c}}); err != nil {
+			os.Exit(4)
+		}
+	}
+}
+
+// pileCommits are pileUp's commits: a note created, one edited.
+var pileCommits = []Change{
+	{Path: "notes/p1.md", Content: []byte("# P1\n")},
+	{Path: "notes/c.md", Content: []byte("# C\n\nEdited in a pile.\n")},
+}
+
 func storeOptions(dir string) Options {
 	return Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")}
 }
 
 // crashAt runs a writer process that dies at step of a commit.
-func crashAt(t *testing.T, dir, step string) {
+func crashAt(t *testing.T, dir, step string, env ...string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CAIRN_TEST_CRASH_AT="+step, "CAIRN_TEST_DIR="+dir)
+	cmd.Env = append(append(os.Environ(), "CAIRN_TEST_CRASH_AT="+step, "CAIRN_TEST_DIR="+dir), env...)
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 		t.Fatalf("the writer did not die at %q: %v\n%s", step, err, out)

@@ -49,6 +49,7 @@ type Store struct {
 	indexWarning string
 	idxCache     *indexCache              // the index last written or read (index.go)
 	idxSpare     *parsedIndex             // the index before it: the next splice's buffers (index.go)
+	pend         *pendingIndex            // the index of landed commits, being written (indexwriter.go)
 	walkCache    map[plumbing.Hash]walked // see commitChanges
 	walkWeight   int                      // of walkCache (maxWalkCache)
 	// recovered lists the commits of dead processes recovered since
@@ -296,6 +297,7 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settleIndexLocked()
 	s.settleBuildLocked(true)
 	err := s.persistLocked()
 	if cerr := closeRepository(s.repo); err == nil && cerr != nil {

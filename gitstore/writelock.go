@@ -29,6 +29,10 @@ type writeLock struct {
 	// keep leaves a dead commit's intent in place at release, for the
 	// next holder, when recovering from it failed.
 	keep bool
+	// indexBase, when set, is the commit git's index on disk matches while
+	// the index of the commits after it up to landed is pending
+	// (pendingIndex); every intent written meanwhile names both.
+	indexBase, landed plumbing.Hash
 }
 
 // intent is what a commit in progress wrote into the write lock.
@@ -39,6 +43,10 @@ type intent struct {
 	// are taken: the branch, the commit it builds on and the new commit.
 	branch       plumbing.ReferenceName
 	head, commit plumbing.Hash
+	// The index on disk matches indexBase; the commits after it up to
+	// landed were made (zero: the index matched the branch before this
+	// commit).
+	indexBase, landed plumbing.Hash
 }
 
 // lockWrites takes the write lock, blocking while another process commits.
@@ -90,12 +98,20 @@ func (l *writeLock) leftover() (*intent, bool) {
 
 // begin records that a commit with this lock's nonce is starting.
 func (l *writeLock) begin() {
-	l.write(fmt.Sprintf("cairn-commit %s %d\n", l.nonce, os.Getpid()))
+	l.write(fmt.Sprintf("cairn-commit %s %d%s\n", l.nonce, os.Getpid(), l.pendingIndex()))
 }
 
 // staged records the commit about to move the branch.
 func (l *writeLock) staged(branch plumbing.ReferenceName, head, commit plumbing.Hash) {
-	l.write(fmt.Sprintf("cairn-commit %s %d %s %s %s\n", l.nonce, os.Getpid(), branch, head, commit))
+	l.write(fmt.Sprintf("cairn-commit %s %d %s %s %s%s\n", l.nonce, os.Getpid(), branch, head, commit, l.pendingIndex()))
+}
+
+// pendingIndex is the intent's tail naming a pending index, if any.
+func (l *writeLock) pendingIndex() string {
+	if l.indexBase.IsZero() && l.landed.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf(" index %s %s", l.indexBase, l.landed)
 }
 
 // clear forgets the intent (after a recovery, the lock still held).
@@ -124,6 +140,10 @@ func parseIntent(s string) (*intent, bool) {
 	}
 	in := &intent{nonce: f[1]}
 	in.pid, _ = strconv.Atoi(f[2])
+	if n := len(f); n >= 3 && f[n-3] == "index" && plumbing.IsHash(f[n-2]) && plumbing.IsHash(f[n-1]) {
+		in.indexBase, in.landed = plumbing.NewHash(f[n-2]), plumbing.NewHash(f[n-1])
+		f = f[:n-3]
+	}
 	if len(f) == 6 && strings.HasPrefix(f[3], "refs/heads/") && plumbing.IsHash(f[4]) && plumbing.IsHash(f[5]) {
 		in.branch = plumbing.ReferenceName(f[3])
 		in.head, in.commit = plumbing.NewHash(f[4]), plumbing.NewHash(f[5])
