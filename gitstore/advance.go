@@ -44,7 +44,7 @@ func (s *Store) AdvanceWith(next func(head string) (string, error)) (string, []s
 	if err != nil {
 		return "", nil, err
 	}
-	defer wl.release()
+	defer s.releaseUnlessPending(wl)
 	wl.begin()
 	if err := inProgress(s.gitDir); err != nil {
 		return "", nil, err

@@ -201,3 +201,36 @@ func TestNoLockFileMeansTheIndexIsWrittenAtOnce(t *testing.T) {
 		t.Fatalf("index behind HEAD: %q %v", out, err)
 	}
 }
+
+// An advance (what a sync does) that leaves its index pending keeps the
+// write lock and its intent until the index is in place, as a commit
+// does.
+func TestAnAdvanceKeepsItsLocksWhileItsIndexIsPending(t *testing.T) {
+	s, dir := baseStore(t)
+	to := aheadInAClone(t, dir)
+	deferEveryIndex(t)
+	commit(t, s, "mine", Change{Path: "b.md", Content: []byte("# B\n\nMine.\n")})
+	s.SettleIndex()
+	open := gateWriter(t)
+	// Make the clone's commits descend from ours: fetch them onto a
+	// merge made by the git command line with its own index.
+	merged := runGit(t, dir, "commit-tree", runGit(t, dir, "rev-parse", to+"^{tree}"), "-p", runGit(t, dir, "rev-parse", "HEAD"), "-p", to, "-m", "merge")
+	if _, err := s.Advance(merged); err != nil {
+		t.Fatal(err)
+	}
+	lockFile := filepath.Join(dir, ".cairn/cache/write.lock")
+	if _, found, alive := ReadIntent(lockFile); !found || !alive {
+		t.Fatalf("while the advance's index is pending: intent found %v, held %v", found, alive)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git/index.lock")); err != nil {
+		t.Fatal("no index.lock while the advance's index is pending")
+	}
+	open()
+	s.SettleIndex()
+	if _, found, _ := ReadIntent(lockFile); found {
+		t.Fatal("the intent outlived the index write")
+	}
+	if st := runGit(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status not clean:\n%s", st)
+	}
+}
