@@ -40,10 +40,29 @@ type pendingIndex struct {
 	// oldest is the earliest modification time among the entries written
 	// since the index was last in place (see publish).
 	oldest time.Time
-	// urgent asks the writer to finish while holding the store's lock
-	// (settleIndexLocked waits for it).
+	// urgent asks the writer to start at once and to finish while holding
+	// the store's lock (settleIndexLocked waits for it); hurry is closed
+	// then.
 	urgent bool
+	hurry  chan struct{}
+	since  time.Time     // when the first of its commits landed
 	done   chan struct{} // closed once the index is in place, or given up
+}
+
+// maxCoalesce bounds how long the writer lets commits gather before its
+// first pass (coalesceDelay).
+const maxCoalesce = 100 * time.Millisecond
+
+// coalesceDelay is how long the writer waits, after the first commit,
+// before its first pass: four times what the last index write took, at
+// most maxCoalesce. One client writing flat out at 100,000 notes lands a
+// commit every 25-35 ms while an index write takes about 15 ms of CPU;
+// written after each commit, the index took a core's worth of time from
+// the commits themselves on a 2-core machine. Gathering three or four
+// commits per write keeps it to about a fifth, for a git index that
+// stays out of place (index.lock held) at most that much longer.
+func (s *Store) coalesceDelay(p *pendingIndex) time.Duration {
+	return min(4*s.idxWriteCost, maxCoalesce) - time.Since(p.since)
 }
 
 // writerGate, when a test sets it, is called by the writer before each
@@ -116,7 +135,8 @@ func (s *Store) updateIndex(wl *writeLock, idxLock *gitLock, st *indexState, hea
 	if st.parsed == nil || len(st.parsed.data) < deferIndexBytes || wl.f == nil {
 		return s.writeIndex(idxLock, st, changes, blobs)
 	}
-	p := &pendingIndex{wl: wl, lock: idxLock, base: st.parsed, updates: map[string]indexUpdate{}, done: make(chan struct{})}
+	p := &pendingIndex{wl: wl, lock: idxLock, base: st.parsed, updates: map[string]indexUpdate{},
+		since: time.Now(), hurry: make(chan struct{}), done: make(chan struct{})}
 	p.add(s.indexUpdates(changes, blobs))
 	wl.indexBase, wl.landed = head, commit
 	s.idxCache, s.idxSpare = nil, nil // the writer owns the buffers now
@@ -133,6 +153,17 @@ func (s *Store) updateIndex(wl *writeLock, idxLock *gitLock, st *indexState, hea
 // lock, so that a steady stream of commits cannot keep the index out of
 // place for more than about three index writes.
 func (s *Store) writePending(p *pendingIndex) {
+	s.mu.Lock()
+	delay := s.coalesceDelay(p)
+	s.mu.Unlock()
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-p.hurry:
+			t.Stop()
+		}
+	}
 	for pass := 0; ; pass++ {
 		writerGate()
 		s.mu.Lock()
@@ -141,11 +172,14 @@ func (s *Store) writePending(p *pendingIndex) {
 		if !hold {
 			s.mu.Unlock()
 		}
+		t0 := time.Now()
 		next := base.splice(updates, spare)
 		tmp, err := writeTemp(p.lock, next.data)
+		cost := time.Since(t0)
 		if !hold {
 			s.mu.Lock()
 		}
+		s.idxWriteCost = cost
 		p.base, p.spare = next, base
 		if err == nil && len(p.updates) > 0 {
 			s.mu.Unlock()
@@ -214,7 +248,10 @@ func (s *Store) publish(p *pendingIndex, tmp string, pi *parsedIndex) error {
 func (s *Store) settleIndexLocked() {
 	for s.pend != nil {
 		p := s.pend
-		p.urgent = true
+		if !p.urgent {
+			p.urgent = true
+			close(p.hurry)
+		}
 		s.mu.Unlock()
 		<-p.done
 		s.mu.Lock()

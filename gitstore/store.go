@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
@@ -50,6 +51,7 @@ type Store struct {
 	idxCache     *indexCache              // the index last written or read (index.go)
 	idxSpare     *parsedIndex             // the index before it: the next splice's buffers (index.go)
 	pend         *pendingIndex            // the index of landed commits, being written (indexwriter.go)
+	idxWriteCost time.Duration            // what the writer's last pass took (coalesceDelay)
 	walkCache    map[plumbing.Hash]walked // see commitChanges
 	walkWeight   int                      // of walkCache (maxWalkCache)
 	// recovered lists the commits of dead processes recovered since
