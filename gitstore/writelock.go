@@ -88,7 +88,7 @@ func (l *writeLock) leftover() (*intent, bool) {
 	if l.f == nil {
 		return nil, false
 	}
-	buf := make([]byte, 512)
+	buf := make([]byte, 1024)
 	n, _ := l.f.ReadAt(buf, 0)
 	if n == 0 {
 		return nil, false
