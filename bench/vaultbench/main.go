@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"sort"
 	"time"
 
@@ -43,6 +44,7 @@ func main() {
 	keep := flag.String("dir", "", "generate here and keep it (default: a temporary folder, removed)")
 	gap := flag.Duration("gap", 0, "pause between writes (a client that is not writing flat out)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the MCP calls to this file")
+	traceFile := flag.String("trace", "", "write an execution trace of the creates and edits to this file (where a write waits: go tool trace -pprof=syscall FILE, -pprof=sync)")
 	allocprofile := flag.String("allocprofile", "", "write what the writes allocated: FILE.before and FILE, two heap profiles taken before the creates and after the edits (go tool pprof -sample_index=alloc_space -base FILE.before FILE)")
 	flag.Parse()
 
@@ -113,6 +115,11 @@ func main() {
 	if *allocprofile != "" {
 		must(writeAllocs(*allocprofile + ".before"))
 	}
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		must(err)
+		must(trace.Start(f))
+	}
 	var created []string
 	createLat := timeGapN(*writes, *gap, func(i int) {
 		var w vault.Written
@@ -131,6 +138,9 @@ func main() {
 	})
 	if *allocprofile != "" {
 		must(writeAllocs(*allocprofile))
+	}
+	if *traceFile != "" {
+		trace.Stop()
 	}
 	getLat := timeN(*reads, func(i int) {
 		var n vault.NoteView
