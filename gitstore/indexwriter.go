@@ -203,15 +203,8 @@ func (s *Store) writePending(p *pendingIndex) {
 
 // writeTemp writes an index to the lock's temporary file (not in place).
 func writeTemp(l *gitLock, data []byte) (string, error) {
-	tmp := gitTemp(l.gitDir, l.nonce, filepath.Base(l.path))
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return tmp, err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	tmp := l.temp()
+	_, err := writeTempFile(tmp, data, false)
 	return tmp, err
 }
 

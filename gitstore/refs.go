@@ -93,8 +93,26 @@ func (l *gitLock) write(data []byte, sync bool) (os.FileInfo, error) {
 		return nil, errors.New("lock already released")
 	}
 	defer l.release()
-	tmp := gitTemp(l.gitDir, l.nonce, filepath.Base(l.path))
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	tmp := l.temp()
+	fi, err := writeTempFile(tmp, data, sync)
+	if err == nil {
+		err = os.Rename(tmp, l.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return fi, nil
+}
+
+// temp is where the locked file's new content is written before it is
+// renamed over the file.
+func (l *gitLock) temp() string { return gitTemp(l.gitDir, l.nonce, filepath.Base(l.path)) }
+
+// writeTempFile writes data to a new file at path (synced when asked) and
+// returns its stat as written.
+func writeTempFile(path string, data []byte, sync bool) (os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -109,14 +127,7 @@ func (l *gitLock) write(data []byte, sync bool) (os.FileInfo, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, l.path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return nil, err
-	}
-	return fi, nil
+	return fi, err
 }
 
 // release gives the lock up without writing (a no-op after commit).
