@@ -123,15 +123,7 @@ func TestAnAdvanceCutShortIsFinishedOrDropped(t *testing.T) {
 			s.Close()
 			t.Setenv("CAIRN_TEST_ADVANCE_TO", target)
 			crashAt(t, dir, tc.step)
-			s2, err := Open(dir, storeOptions(dir))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s2.Close()
-			rep, err := s2.Recover()
-			if err != nil || rep == nil || rep.Outcome != tc.outcome {
-				t.Fatalf("recovery: %+v %v, want %s", rep, err, tc.outcome)
-			}
+			recoveredAs(t, dir, tc.outcome)
 			want := target
 			if tc.outcome == RecoveredDropped {
 				want = head

@@ -158,15 +158,7 @@ func TestACrashWithTheIndexPendingIsCaughtUp(t *testing.T) {
 			if d := runGit(t, dir, "diff", "--cached", "--name-only"); d == "" {
 				t.Fatal("the crash left the index matching HEAD: nothing was pending")
 			}
-			s2, err := Open(dir, storeOptions(dir))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s2.Close()
-			rep, err := s2.Recover()
-			if err != nil || rep == nil || rep.Outcome != tc.outcome {
-				t.Fatalf("recovery: %+v %v, want %s", rep, err, tc.outcome)
-			}
+			recoveredAs(t, dir, tc.outcome)
 			if left := leftovers(t, dir); len(left) > 0 {
 				t.Fatalf("left behind after recovery: %v", left)
 			}

@@ -85,6 +85,22 @@ func crashAt(t *testing.T, dir, step string, env ...string) {
 	}
 }
 
+// recoveredAs opens dir again after a crash, recovers, and fails unless
+// the recovery's outcome is outcome.
+func recoveredAs(t *testing.T, dir, outcome string) *Store {
+	t.Helper()
+	s, err := Open(dir, storeOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	rep, err := s.Recover()
+	if err != nil || rep == nil || rep.Outcome != outcome {
+		t.Fatalf("recovery: %+v %v, want %s", rep, err, outcome)
+	}
+	return s
+}
+
 // leftovers lists cairn's temporary and lock files anywhere in the vault.
 func leftovers(t *testing.T, dir string) []string {
 	t.Helper()

@@ -115,10 +115,11 @@ func main() {
 	if *allocprofile != "" {
 		must(writeAllocs(*allocprofile + ".before"))
 	}
+	var traceOut *os.File
 	if *traceFile != "" {
-		f, err := os.Create(*traceFile)
+		traceOut, err = os.Create(*traceFile)
 		must(err)
-		must(trace.Start(f))
+		must(trace.Start(traceOut))
 	}
 	var created []string
 	createLat := timeGapN(*writes, *gap, func(i int) {
@@ -139,8 +140,9 @@ func main() {
 	if *allocprofile != "" {
 		must(writeAllocs(*allocprofile))
 	}
-	if *traceFile != "" {
+	if traceOut != nil {
 		trace.Stop()
+		must(traceOut.Close())
 	}
 	getLat := timeN(*reads, func(i int) {
 		var n vault.NoteView
