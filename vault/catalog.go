@@ -49,6 +49,8 @@ type catalog struct {
 	// leaves alone the entries put since (a write's), which are newer than
 	// what its walk saw.
 	gen uint64
+	// dirs tallies each folder's notes (catalogdirs.go).
+	dirs map[string]*dirTally
 }
 
 type catEntry struct {
@@ -78,7 +80,7 @@ type catalogFile struct {
 const catalogFormat = 5
 
 func loadCatalog(file string) *catalog {
-	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), banks: wikilinks.New(), idPaths: map[string]map[string]bool{}, changed: map[string]bool{}, files: map[string]bool{}}
+	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), banks: wikilinks.New(), idPaths: map[string]map[string]bool{}, changed: map[string]bool{}, files: map[string]bool{}, dirs: map[string]*dirTally{}}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c
@@ -89,6 +91,7 @@ func loadCatalog(file string) *catalog {
 	}
 	for p, e := range cf.Entries {
 		c.entries[p] = e
+		c.tally(p, e, 1)
 		addPath(c.idPaths, e.FileID, p)
 		c.graphFor(p).Set(graphNote(p, e))
 		if g := c.graphFor(p); g != c.graph {
@@ -200,7 +203,11 @@ func (c *catalog) put(n *Note, st fileStamp) {
 	if k := n.key("pinned"); k != nil && k.Kind == yaml.ScalarNode && (k.Value == "true" || k.Value == "yes") {
 		e.Pinned = true
 	}
+	if old != nil {
+		c.tally(n.Path, old, -1)
+	}
 	c.entries[n.Path] = e
+	c.tally(n.Path, e, 1)
 	c.dirty = true
 	c.changed[n.Path] = true
 	if old != nil {
@@ -275,6 +282,7 @@ func (c *catalog) remove(p string) {
 		g.Remove(e.ID)
 	}
 	delete(c.entries, p)
+	c.tally(p, e, -1)
 	if g != c.graph {
 		c.graph.RemoveFile(p)
 	}

@@ -62,17 +62,13 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 	}
 	ps := v.projectSet()
 	counts := map[*Project]int{}
-	perDir := map[string]int{}
 	v.catMu.Lock()
-	for p := range v.cat.entries {
-		perDir[parentDir(p)]++
-	}
-	v.catMu.Unlock()
-	for d, n := range perDir {
+	v.cat.dirsUnder("", func(d string, t *dirTally) {
 		if pr := ps.of(d); pr != nil {
-			counts[pr] += n
+			counts[pr] += t.notes
 		}
-	}
+	})
+	v.catMu.Unlock()
 	var out []ProjectAccess
 	for _, pr := range ps.list {
 		r := v.projectRole(c, a, pr)

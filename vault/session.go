@@ -215,39 +215,23 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 	folders := map[string]bool{}
 	var pinned []string
 	ps := v.projectSet()
-	owner := map[string]bool{} // folder → owned by pr (a sub-project's are not)
 	v.catMu.Lock()
-	for p, e := range v.cat.entries {
-		if !strings.HasPrefix(p, pr.Dir+"/") {
-			continue
+	v.cat.dirsUnder(pr.Dir, func(d string, t *dirTally) {
+		if ps.of(d) != pr { // a sub-project's folder
+			return
 		}
-		d := parentDir(p)
-		mine, known := owner[d]
-		if !known {
-			mine = ps.of(d) == pr
-			owner[d] = mine
-		}
-		if !mine {
-			continue
-		}
-		s.NoteCount++
-		if rest := strings.TrimPrefix(p, pr.Dir+"/"); strings.Contains(rest, "/") {
-			top, _, _ := strings.Cut(rest, "/")
+		s.NoteCount += t.notes
+		if d != pr.Dir {
+			top, _, _ := strings.Cut(strings.TrimPrefix(d, pr.Dir+"/"), "/")
 			folders[pr.Dir+"/"+top] = true
 		}
-		for _, t := range e.Tags {
-			s.KnownValues.Tags[t]++
-		}
-		if e.Type != "" {
-			s.KnownValues.Types[e.Type]++
-		}
-		if e.Category != "" {
-			s.KnownValues.Categories[e.Category]++
-		}
-		if e.Pinned {
+		addCounts(s.KnownValues.Tags, t.tags)
+		addCounts(s.KnownValues.Types, t.types)
+		addCounts(s.KnownValues.Categories, t.categories)
+		for p := range t.pinned {
 			pinned = append(pinned, p)
 		}
-	}
+	})
 	v.catMu.Unlock()
 	for f := range folders {
 		s.Folders = append(s.Folders, f)
@@ -276,6 +260,12 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 			pn.Excerpt, pn.Truncated = cut(pn.Excerpt, pinnedExcerpt), true
 		}
 		s.Pinned = append(s.Pinned, pn)
+	}
+}
+
+func addCounts(to, from map[string]int) {
+	for k, n := range from {
+		to[k] += n
 	}
 }
 
