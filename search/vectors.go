@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -352,53 +351,63 @@ func (vs *vectors) save(file string) error {
 	return nil
 }
 
-// encode is the file's bytes (the caller holds mu).
+// encode is the file's bytes (the caller holds mu), built in one buffer
+// of the exact size: a buffer left to grow by doubling held up to three
+// times the file (about 50 MB at 100,000 notes) at every save during a
+// build, on top of the build's own peak.
 func (vs *vectors) encode() []byte {
 	paths := make([]string, 0, len(vs.notes))
-	for p := range vs.notes {
+	size := len(vecMagic) + 4 + 4 + 1 + strSize(vs.model) + 4 + 4
+	for p, n := range vs.notes {
 		paths = append(paths, p)
+		size += 4 + strSize(p) + strSize(n.version) + 4 + 4
+		for _, c := range n.chunks {
+			size += 4 + 4 + strSize(c.Heading) + 4 + vs.dims
+		}
 	}
 	sort.Strings(paths)
-	var w bytes.Buffer
-	var hdr bytes.Buffer
-	hdr.WriteString(vecMagic)
 	le := binary.LittleEndian
-	hdr.Write(le.AppendUint32(nil, vecFormat))
-	hdr.Write(le.AppendUint32(nil, uint32(vs.dims)))
-	hdr.WriteByte(quantInt8)
-	writeStr(&hdr, vs.model)
-	hdr.Write(le.AppendUint32(nil, uint32(len(paths))))
-	w.Write(hdr.Bytes())
-	w.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(hdr.Bytes())))
-	var rec bytes.Buffer
+	b := make([]byte, 0, size)
+	b = append(b, vecMagic...)
+	b = le.AppendUint32(b, vecFormat)
+	b = le.AppendUint32(b, uint32(vs.dims))
+	b = append(b, quantInt8)
+	b = appendStr(b, vs.model)
+	b = le.AppendUint32(b, uint32(len(paths)))
+	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
 	for _, p := range paths {
 		n := vs.notes[p]
-		rec.Reset()
-		writeStr(&rec, p)
-		writeStr(&rec, n.version)
-		rec.Write(le.AppendUint32(nil, uint32(len(n.chunks))))
+		at := len(b)
+		b = append(b, 0, 0, 0, 0) // the record's length, set below
+		b = appendStr(b, p)
+		b = appendStr(b, n.version)
+		b = le.AppendUint32(b, uint32(len(n.chunks)))
 		for i, c := range n.chunks {
-			rec.Write(le.AppendUint32(nil, uint32(c.Start)))
-			rec.Write(le.AppendUint32(nil, uint32(c.End)))
-			writeStr(&rec, c.Heading)
-			rec.Write(le.AppendUint32(nil, math.Float32bits(n.scale[i])))
+			b = le.AppendUint32(b, uint32(c.Start))
+			b = le.AppendUint32(b, uint32(c.End))
+			b = appendStr(b, c.Heading)
+			b = le.AppendUint32(b, math.Float32bits(n.scale[i]))
 			for _, x := range n.q[i*vs.dims : (i+1)*vs.dims] {
-				rec.WriteByte(byte(x))
+				b = append(b, byte(x))
 			}
 		}
-		w.Write(le.AppendUint32(nil, uint32(rec.Len())))
-		w.Write(rec.Bytes())
-		w.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(rec.Bytes())))
+		rec := b[at+4:]
+		le.PutUint32(b[at:], uint32(len(rec)))
+		b = le.AppendUint32(b, crc32.ChecksumIEEE(rec))
 	}
-	return w.Bytes()
+	return b
 }
 
-func writeStr(b *bytes.Buffer, s string) {
+// strSize is what appendStr adds for s.
+func strSize(s string) int { return 2 + min(len(s), maxStrings-1) }
+
+// appendStr appends s, cut to maxStrings-1 bytes, after its length.
+func appendStr(b []byte, s string) []byte {
 	if len(s) >= maxStrings {
 		s = s[:maxStrings-1]
 	}
-	b.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(s))))
-	b.WriteString(s)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(s)))
+	return append(b, s...)
 }
 
 // loadVectors reads a sidecar file made for model and dims. Any mismatch

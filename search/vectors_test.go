@@ -27,6 +27,9 @@ func TestVectorFileCutAnywhereIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if b := saved.encode(); len(b) != cap(b) || !slices.Equal(b, data) {
+		t.Fatalf("encode: %d bytes in a buffer of %d, file equal: %v (want one buffer of the exact size, the file's bytes)", len(b), cap(b), slices.Equal(b, data))
+	}
 	id := builtinT(t).ID()
 	vs, err := loadVectors(file, id, 100)
 	if err != nil {
