@@ -458,7 +458,7 @@ func TestVectorArenaCompacts(t *testing.T) {
 	}
 	check(ix)
 	ix.vec.mu.RLock()
-	rows, live := len(ix.vec.flat)/ix.vec.dims, 0
+	rows, live := ix.vec.arena.rows, 0
 	for _, n := range ix.vec.notes {
 		live += len(n.chunks)
 	}

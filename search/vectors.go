@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 )
@@ -35,14 +34,15 @@ type vecNote struct {
 // of a 100,000-note scan).
 type vspan struct {
 	note  *vecNote // nil once replaced or removed
-	start int32    // first row
+	block int32    // its arena block
+	start int32    // first row within the block
 	rows  int32
 	scope int32 // docMeta.scope; -1 when not searchable (no or stale meta)
 }
 
 // vectors holds every note's chunk vectors in memory, for exact search:
-// one contiguous float32 arena scanned in order, rows appended as notes
-// are embedded, compacted when a quarter of it is dead. It is saved as a
+// a float32 arena of fixed blocks (arena.go) scanned in order, rows added
+// as notes are embedded, compacted when a quarter of it is dead. It is saved as a
 // sidecar file with a versioned header naming the model, the dimensions
 // and the quantization, and a checksum per record; a file made by another
 // model, or damaged anywhere, is discarded whole and the vectors are
@@ -53,7 +53,7 @@ type vectors struct {
 	model string
 	dims  int
 	notes map[string]*vecNote
-	flat  []float32
+	arena arena
 	spans []vspan
 	dead  int    // rows of flat no live span holds
 	gen   uint64 // counts changes, so a save knows whether it saved the last
@@ -61,7 +61,7 @@ type vectors struct {
 }
 
 func newVectors(model string, dims int) *vectors {
-	return &vectors{model: model, dims: dims, notes: map[string]*vecNote{}}
+	return &vectors{model: model, dims: dims, notes: map[string]*vecNote{}, arena: arena{dims: dims}}
 }
 
 // set adds or replaces a note (the caller holds mu for writing).
@@ -71,8 +71,9 @@ func (vs *vectors) set(n *vecNote) {
 	}
 	n.span = len(vs.spans)
 	rows := len(n.chunks)
-	vs.spans = append(vs.spans, vspan{note: n, start: int32(len(vs.flat) / vs.dims), rows: int32(rows)})
-	vs.flat = appendDequantized(vs.flat, n.scale, n.q, vs.dims)
+	block, start, dst := vs.arena.reserve(rows)
+	vs.spans = append(vs.spans, vspan{note: n, block: block, start: start, rows: int32(rows)})
+	dequantize(dst, n.scale, n.q, vs.dims)
 	vs.notes[n.path] = n
 	vs.setSpanMeta(n, n.meta)
 	vs.dirty = true
@@ -84,7 +85,7 @@ func (vs *vectors) kill(n *vecNote) {
 	sp.note, sp.scope = nil, -1
 	vs.dead += int(sp.rows)
 	delete(vs.notes, n.path)
-	if vs.dead > compactMin && vs.dead*4 > len(vs.flat)/vs.dims {
+	if vs.dead > compactMin && vs.dead*4 > vs.arena.rows {
 		vs.compact()
 	}
 }
@@ -94,20 +95,19 @@ var compactMin = 10000
 
 // compact rewrites the arena with the live notes only.
 func (vs *vectors) compact() {
-	flat := make([]float32, 0, len(vs.flat)-vs.dead*vs.dims)
+	fresh := arena{dims: vs.dims}
 	spans := make([]vspan, 0, len(vs.notes))
-	d := vs.dims
 	for _, sp := range vs.spans {
 		if sp.note == nil {
 			continue
 		}
-		start := len(flat) / d
-		flat = append(flat, vs.flat[int(sp.start)*d:int(sp.start+sp.rows)*d]...)
+		block, start, dst := fresh.reserve(int(sp.rows))
+		copy(dst, vs.arena.at(sp.block, sp.start, sp.rows))
 		sp.note.span = len(spans)
-		sp.start = int32(start)
+		sp.block, sp.start = block, start
 		spans = append(spans, sp)
 	}
-	vs.flat, vs.spans, vs.dead = flat, spans, 0
+	vs.arena, vs.spans, vs.dead = fresh, spans, 0
 }
 
 func (vs *vectors) setSpanMeta(n *vecNote, m *docMeta) {
@@ -151,19 +151,16 @@ func quantize(vs [][]float32, dims int) ([]float32, []int8) {
 	return scale, q
 }
 
-// appendDequantized appends the float vectors a scan multiplies (twice as
-// fast as converting int8 on the fly) to dst, row by row: no division per
+// dequantize writes the float vectors a scan multiplies (twice as fast as
+// converting int8 on the fly) into dst, row by row: no division per
 // component, no slice of its own (a warm start loads every note's rows).
-func appendDequantized(dst, scale []float32, q []int8, dims int) []float32 {
-	at := len(dst)
-	dst = slices.Grow(dst, len(q))[:at+len(q)]
+func dequantize(dst, scale []float32, q []int8, dims int) {
 	for r, s := range scale {
-		out, in := dst[at+r*dims:at+(r+1)*dims], q[r*dims:(r+1)*dims]
+		out, in := dst[r*dims:(r+1)*dims], q[r*dims:(r+1)*dims]
 		for j, x := range in {
 			out[j] = float32(x) * s
 		}
 	}
-	return dst
 }
 
 func (vs *vectors) put(path, version string, chunks []Chunk, vecs [][]float32, m *docMeta) {
@@ -256,10 +253,12 @@ func (vs *vectors) scan(spans []vspan, qv []float32, f vfilter, n int) ([]semHit
 			continue
 		}
 		best, bestRow := float32(-2), -1
-		for r := int32(0); r < sp.rows; r++ {
-			row := int(sp.start+r) * d
-			if s := dot(qv, vs.flat[row:row+d]); s > best {
-				best, bestRow = s, int(r)
+		if sp.rows > 0 {
+			rows := vs.arena.at(sp.block, sp.start, sp.rows)
+			for r := 0; r < int(sp.rows); r++ {
+				if s := dot(qv, rows[r*d:(r+1)*d]); s > best {
+					best, bestRow = s, r
+				}
 			}
 		}
 		if bestRow < 0 {
@@ -324,6 +323,7 @@ const (
 	quantInt8  = 1
 	maxRecord  = 64 << 20
 	maxStrings = 1 << 16
+	minRecord  = 4 + 2 + 2 + 4 + 4 // length, path, version, chunk count, checksum
 )
 
 var errVecFile = errors.New("vector file")
@@ -443,9 +443,8 @@ func loadVectors(file, model string, dims int) (*vectors, error) {
 		return nil, fmt.Errorf("%w: made by %s (%d dimensions), the embedder is now %s (%d)", errVecFile, fmodel, fdims, model, dims)
 	}
 	vs := newVectors(model, dims)
-	rows := countRows(rd.b, count, dims)
-	vs.flat = make([]float32, 0, rows*dims) // never regrown while loading
-	vs.notes = make(map[string]*vecNote, min(int(count), rows))
+	vs.notes = make(map[string]*vecNote, min(int(count), len(rd.b)/minRecord))
+	vs.arena.expect(len(rd.b)) // a row takes at least dims bytes of the file
 	for i := uint32(0); i < count; i++ {
 		size := rd.u32()
 		if rd.err != nil || size > maxRecord {
@@ -470,30 +469,6 @@ func loadVectors(file, model string, dims int) (*vectors, error) {
 		return nil, fmt.Errorf("%w: trailing bytes", errVecFile)
 	}
 	return vs, nil
-}
-
-// countRows is how many chunk vectors the records in b hold, read from
-// their headers without checking them: what loadVectors sizes its arena
-// with (a damaged file gives a wrong count, and loadVectors refuses it).
-func countRows(b []byte, count uint32, dims int) int {
-	rows := 0
-	rd := &fieldReader{b: b}
-	for range count {
-		size := rd.u32()
-		if size > maxRecord {
-			break
-		}
-		rec := &fieldReader{b: rd.bytes(int(size))}
-		rd.u32()
-		rec.str()
-		rec.str()
-		n := int(rec.u32())
-		if rd.err != nil || rec.err != nil || n*dims > int(size) {
-			break
-		}
-		rows += n
-	}
-	return rows
 }
 
 func decodeRecord(rec []byte, dims int) (string, *vecNote, error) {

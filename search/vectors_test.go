@@ -35,8 +35,8 @@ func TestVectorFileCutAnywhereIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the file as saved: %v", err)
 	}
-	if len(vs.notes) != len(docs) || len(vs.flat) != len(saved.flat) {
-		t.Fatalf("loaded %d notes and %d floats, saved %d and %d", len(vs.notes), len(vs.flat), len(saved.notes), len(saved.flat))
+	if len(vs.notes) != len(docs) || vs.arena.rows != saved.arena.rows {
+		t.Fatalf("loaded %d notes and %d rows, saved %d and %d", len(vs.notes), vs.arena.rows, len(saved.notes), saved.arena.rows)
 	}
 	for p, n := range saved.notes {
 		got := vs.notes[p]
