@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/host"
@@ -64,7 +66,7 @@ func child(dir string, o childOptions) error {
 		return err
 	}
 	t0 := time.Now()
-	sampler := startSampler()
+	sampler := startSampler(o.heapProfile != "")
 	ctx, cancel := context.WithCancel(context.Background())
 	node := host.Start(ctx, mcptools.NewRegistry(), host.Options{Root: root, Version: "membench", Quiet: 3 * time.Second, NoWatch: o.noWatch,
 		Report: func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }})
@@ -110,6 +112,12 @@ func child(dir string, o childOptions) error {
 	if o.heapProfile != "" {
 		if err := writeHeapProfile(o.heapProfile); err != nil {
 			return err
+		}
+		if sampler.peakProfile != nil {
+			peak := strings.TrimSuffix(o.heapProfile, ".pprof") + "-peak.pprof"
+			if err := os.WriteFile(peak, sampler.peakProfile, 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	debug.FreeOSMemory()
@@ -171,10 +179,14 @@ type sampler struct {
 
 	heap, rss, live uint64
 	owners          []owned
+	// peakProfile is the heap profile (pprof format) when the live total
+	// was largest, kept when -heapprofile asks for profiles.
+	keepProfile bool
+	peakProfile []byte
 }
 
-func startSampler() *sampler {
-	sm := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
+func startSampler(keepProfile bool) *sampler {
+	sm := &sampler{stop: make(chan struct{}), done: make(chan struct{}), keepProfile: keepProfile}
 	go sm.run()
 	return sm
 }
@@ -193,6 +205,12 @@ func (sm *sampler) run() {
 			owners := attribute(heapRecords())
 			if live := total(owners); live > sm.live {
 				sm.live, sm.owners = live, owners
+				if sm.keepProfile {
+					var b bytes.Buffer
+					if pprof.Lookup("heap").WriteTo(&b, 0) == nil {
+						sm.peakProfile = b.Bytes()
+					}
+				}
 			}
 		}
 		select {

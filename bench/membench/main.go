@@ -54,7 +54,7 @@ func main() {
 	history := flag.String("history", "one", "the generated history: one (every note in one commit) or per-note (one commit per note)")
 	data := flag.String("data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
 	keep := flag.String("dir", "", "generate the vaults here and keep them (default: a temporary folder, removed)")
-	heapDir := flag.String("heapprofile", "", "write each run's heap profile (go tool pprof) into this folder")
+	heapDir := flag.String("heapprofile", "", "write each run's heap profile (go tool pprof) into this folder, and the profile at the build's peak beside it (-peak)")
 	settle := flag.Duration("settle", 5*time.Second, "after the index is complete, wait this long for background work (Bleve's merges, saves) before measuring")
 	sites := flag.Int("sites", 3, "allocation sites listed under each owner")
 	noWatch := flag.Bool("no-watch", false, "host without the file watcher (serve --no-watch)")
