@@ -78,6 +78,14 @@ func (p *Proc) PID() int { return p.Cmd.Process.Pid }
 // (when not nil). A transport error or an isError result is an error
 // whose text holds the result's text.
 func (p *Proc) Call(tool string, args map[string]any, out any) error {
+	_, err := p.CallResult(tool, args, out)
+	return err
+}
+
+// CallResult is Call that also returns the whole result, for a benchmark
+// that measures the answer itself (its size as JSON, say) rather than only
+// what it decodes.
+func (p *Proc) CallResult(tool string, args map[string]any, out any) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
 	defer cancel()
 	req := mcp.CallToolRequest{}
@@ -85,7 +93,7 @@ func (p *Proc) Call(tool string, args map[string]any, out any) error {
 	req.Params.Arguments = args
 	res, err := p.Client.CallTool(ctx, req)
 	if err != nil {
-		return fmt.Errorf("%s on %s: %w", tool, p.Name, err)
+		return nil, fmt.Errorf("%s on %s: %w", tool, p.Name, err)
 	}
 	if res.IsError {
 		var text []string
@@ -94,19 +102,19 @@ func (p *Proc) Call(tool string, args map[string]any, out any) error {
 				text = append(text, t.Text)
 			}
 		}
-		return fmt.Errorf("%s on %s: isError: %s", tool, p.Name, strings.Join(text, " "))
+		return nil, fmt.Errorf("%s on %s: isError: %s", tool, p.Name, strings.Join(text, " "))
 	}
 	if out == nil {
-		return nil
+		return res, nil
 	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
-		return fmt.Errorf("%s on %s: encode its result: %w", tool, p.Name, err)
+		return nil, fmt.Errorf("%s on %s: encode its result: %w", tool, p.Name, err)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("%s on %s: decode its result: %w", tool, p.Name, err)
+		return nil, fmt.Errorf("%s on %s: decode its result: %w", tool, p.Name, err)
 	}
-	return nil
+	return res, nil
 }
 
 // Kill sends SIGKILL; the process is reaped by Close.
@@ -155,16 +163,44 @@ func MemOf(pid int) (Mem, error) {
 }
 
 // Log is a process's stderr, written by the transport's drain while the
-// benchmark reads it.
+// benchmark reads it, with the time each write arrived: a benchmark times
+// what the process did by the lines it logged (When).
 type Log struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	ends []int       // where each write ended in b
+	at   []time.Time // when it arrived
 }
 
 func (l *Log) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.b.Write(p)
+	n, err := l.b.Write(p)
+	l.ends, l.at = append(l.ends, l.b.Len()), append(l.at, time.Now())
+	return n, err
+}
+
+// When is the time text arrived: that of the write that completed its
+// first occurrence at or after byte offset from (a length of String taken
+// earlier, so that a line logged before then is not the one timed). It
+// is false when text is not there.
+func (l *Log) When(text string, from int) (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if from < 0 || from > l.b.Len() {
+		return time.Time{}, false
+	}
+	i := strings.Index(l.b.String()[from:], text)
+	if i < 0 {
+		return time.Time{}, false
+	}
+	end := from + i + len(text)
+	for k, e := range l.ends {
+		if e >= end {
+			return l.at[k], true
+		}
+	}
+	return time.Time{}, false
 }
 
 func (l *Log) String() string {
