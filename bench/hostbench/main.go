@@ -36,7 +36,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -49,6 +48,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"github.com/cairn-dev/cairn/vault"
 )
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 )
 
 // readyWithin bounds the wait for an index to hold every note and vector.
@@ -61,15 +61,15 @@ func run(bin string, bv *benchVault, sents []string, calls, rounds int, idle tim
 	r := &result{bv: bv}
 	rng := rand.New(rand.NewSource(3))
 	t0 := time.Now()
-	a, err := startProc(bin, bv.dir, "A")
+	a, err := mcpproc.Start(bin, bv.dir, "A")
 	if err != nil {
 		return nil, err
 	}
-	if err := a.call("whoami", nil, nil); err != nil {
+	if err := a.Call("whoami", nil, nil); err != nil {
 		return nil, err
 	}
 	r.hostUp = time.Since(t0)
-	if h, err := hostOf(bv.dir, []*proc{a}); err != nil || h != a {
+	if h, err := hostOf(bv.dir, []*mcpproc.Proc{a}); err != nil || h != a {
 		return nil, fmt.Errorf("A does not host: %v", err)
 	}
 	if err := waitReady(a, corpus.Query(rng, sents), readyWithin); err != nil {
@@ -77,21 +77,21 @@ func run(bin string, bv *benchVault, sents []string, calls, rounds int, idle tim
 	}
 	time.Sleep(2 * time.Second) // Bleve's merges settle
 	t0 = time.Now()
-	b, err := startProc(bin, bv.dir, "B")
+	b, err := mcpproc.Start(bin, bv.dir, "B")
 	if err != nil {
 		return nil, err
 	}
-	if err := b.call("whoami", nil, nil); err != nil {
+	if err := b.Call("whoami", nil, nil); err != nil {
 		return nil, err
 	}
 	r.attachedUp = time.Since(t0)
-	if h, err := hostOf(bv.dir, []*proc{a, b}); err != nil || h != a {
+	if h, err := hostOf(bv.dir, []*mcpproc.Proc{a, b}); err != nil || h != a {
 		return nil, fmt.Errorf("B does not attach to A: %v", err)
 	}
-	procs := []*proc{a, b}
+	procs := []*mcpproc.Proc{a, b}
 	defer func() {
 		for i := len(procs) - 1; i >= 0; i-- {
-			procs[i].close()
+			procs[i].Close()
 		}
 	}()
 	if err := r.memory(a, b, "idle (index ready)"); err != nil {
@@ -103,12 +103,12 @@ func run(bin string, bv *benchVault, sents []string, calls, rounds int, idle tim
 	if err := r.memory(a, b, fmt.Sprintf("after the %d calls", 8*calls)); err != nil {
 		return nil, err
 	}
-	c, err := startProc(bin, bv.dir, "C")
+	c, err := mcpproc.Start(bin, bv.dir, "C")
 	if err != nil {
 		return nil, err
 	}
 	procs = append(procs, c)
-	if err := c.call("whoami", nil, nil); err != nil {
+	if err := c.Call("whoami", nil, nil); err != nil {
 		return nil, err
 	}
 	for i := 0; i < rounds; i++ {
@@ -132,12 +132,12 @@ func run(bin string, bv *benchVault, sents []string, calls, rounds int, idle tim
 	return r, nil
 }
 
-func (r *result) memory(a, b *proc, when string) error {
+func (r *result) memory(a, b *mcpproc.Proc, when string) error {
 	for _, p := range []struct {
 		name string
-		p    *proc
+		p    *mcpproc.Proc
 	}{{"host (A)", a}, {"attached (B)", b}} {
-		m, err := mcpproc.MemOf(p.p.pid())
+		m, err := mcpproc.MemOf(p.p.PID())
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (r *result) memory(a, b *proc, when string) error {
 
 // latency calls each tool calls times on the host's client (a) and on
 // the attached one (b), taking turns.
-func latency(a, b *proc, bv *benchVault, sents []string, rng *rand.Rand, calls int) ([]toolLatency, error) {
+func latency(a, b *mcpproc.Proc, bv *benchVault, sents []string, rng *rand.Rand, calls int) ([]toolLatency, error) {
 	type gen func(i int, who string) map[string]any
 	var query string
 	var ref string
@@ -183,14 +183,14 @@ func latency(a, b *proc, bv *benchVault, sents []string, rng *rand.Rand, calls i
 		tl := toolLatency{tool: t.name}
 		for i := 0; i < calls; i++ {
 			t.args(i, "") // the arguments both clients share this turn
-			order := []*proc{a, b}
+			order := []*mcpproc.Proc{a, b}
 			if i%2 == 1 {
-				order = []*proc{b, a}
+				order = []*mcpproc.Proc{b, a}
 			}
 			for _, p := range order {
-				args := t.args(i, p.name)
+				args := t.args(i, p.Name)
 				t0 := time.Now()
-				if err := p.call(t.name, args, nil); err != nil {
+				if err := p.Call(t.name, args, nil); err != nil {
 					return nil, err
 				}
 				d := time.Since(t0)
@@ -202,7 +202,7 @@ func latency(a, b *proc, bv *benchVault, sents []string, rng *rand.Rand, calls i
 			}
 			if i%10 == 0 && t.name != "create_note" {
 				// Untimed: how much JSON the front end handles.
-				n, err := a.answerSize(t.name, t.args(i, a.name))
+				n, err := answerSize(a, t.name, t.args(i, a.Name))
 				if err != nil {
 					return nil, err
 				}
@@ -221,7 +221,7 @@ func latency(a, b *proc, bv *benchVault, sents []string, rng *rand.Rand, calls i
 // index changed since it last saved it, as while agents write) and the
 // index is left 1 s once it holds it and its vectors; else nothing is
 // written and the host sits idle that long (past its periodic save).
-func kill(bin string, bv *benchVault, procs []*proc, name string, rng *rand.Rand, sents []string, idle time.Duration) (round, []*proc, error) {
+func kill(bin string, bv *benchVault, procs []*mcpproc.Proc, name string, rng *rand.Rand, sents []string, idle time.Duration) (round, []*mcpproc.Proc, error) {
 	var rd round
 	h, err := hostOf(bv.dir, procs)
 	if err != nil {
@@ -233,7 +233,7 @@ func kill(bin string, bv *benchVault, procs []*proc, name string, rng *rand.Rand
 			w = procs[1]
 		}
 		args := map[string]any{"project": bv.project, "path": bv.folders[0], "body": "# Hostbench before kill " + name + "\n\n" + sents[rng.Intn(len(sents))]}
-		if err := w.call("create_note", args, nil); err != nil {
+		if err := w.Call("create_note", args, nil); err != nil {
 			return rd, procs, err
 		}
 	}
@@ -241,22 +241,22 @@ func kill(bin string, bv *benchVault, procs []*proc, name string, rng *rand.Rand
 		return rd, procs, err
 	}
 	time.Sleep(max(idle, time.Second)) // Bleve's merges settle
-	var others []*proc
-	logged := map[*proc]int{}
+	var others []*mcpproc.Proc
+	logged := map[*mcpproc.Proc]int{}
 	for _, p := range procs {
 		if p != h {
 			others = append(others, p)
-			logged[p] = len(p.stderr.String())
+			logged[p] = len(p.Stderr.String())
 		}
 	}
 	ref := bv.notes[rng.Intn(len(bv.notes))]
 	query := corpus.Query(rng, sents)
 	t0 := time.Now()
-	if err := h.kill(); err != nil {
+	if err := h.Kill(); err != nil {
 		return rd, procs, err
 	}
 	rd = survive(t0, others, ref, query)
-	if err := h.close(); err != nil {
+	if err := h.Close(); err != nil {
 		return rd, procs, err
 	}
 	nh, err := hostOf(bv.dir, others)
@@ -267,23 +267,23 @@ func kill(bin string, bv *benchVault, procs []*proc, name string, rng *rand.Rand
 		return rd, others, err
 	}
 	rd.ready = time.Since(t0)
-	if at, ok := nh.stderr.when("took over", logged[nh]); ok {
+	if at, ok := nh.Stderr.When("took over", logged[nh]); ok {
 		rd.tookOver = at.Sub(t0)
 	}
-	if _, after, ok := strings.Cut(nh.stderr.String()[logged[nh]:], "search index: rebuilding ("); ok {
+	if _, after, ok := strings.Cut(nh.Stderr.String()[logged[nh]:], "search index: rebuilding ("); ok {
 		rd.rebuilt, _, _ = strings.Cut(after, ")\n")
 	}
-	if before, _, ok := strings.Cut(nh.stderr.String()[logged[nh]:], " documents out of step with the manifest"); ok {
+	if before, _, ok := strings.Cut(nh.Stderr.String()[logged[nh]:], " documents out of step with the manifest"); ok {
 		if i := strings.LastIndex(before, "search index: "); i >= 0 {
 			rd.reindexed, _ = strconv.Atoi(before[i+len("search index: "):])
 		}
 	}
-	p, err := startProc(bin, bv.dir, name)
+	p, err := mcpproc.Start(bin, bv.dir, name)
 	if err != nil {
 		return rd, others, err
 	}
 	others = append(others, p)
-	if err := p.call("whoami", nil, nil); err != nil {
+	if err := p.Call("whoami", nil, nil); err != nil {
 		return rd, others, err
 	}
 	if h, err := hostOf(bv.dir, others); err != nil || h == p {
@@ -294,7 +294,7 @@ func kill(bin string, bv *benchVault, procs []*proc, name string, rng *rand.Rand
 
 // survive has each client of others, at once, call get_note (which waits
 // for a new host) then search, right after the host was killed at t0.
-func survive(t0 time.Time, others []*proc, ref, query string) round {
+func survive(t0 time.Time, others []*mcpproc.Proc, ref, query string) round {
 	type answer struct {
 		get, search time.Duration
 		pending     int
@@ -307,12 +307,12 @@ func survive(t0 time.Time, others []*proc, ref, query string) round {
 		go func() {
 			defer wg.Done()
 			an := &answers[i]
-			if err := p.call("get_note", map[string]any{"ref": ref}, nil); err != nil {
+			if err := p.Call("get_note", map[string]any{"ref": ref}, nil); err != nil {
 				an.failed = append(an.failed, err.Error())
 			}
 			an.get = time.Since(t0)
 			var s searchOut
-			if err := p.call("search", map[string]any{"query": query}, &s); err != nil {
+			if err := p.Call("search", map[string]any{"query": query}, &s); err != nil {
 				an.failed = append(an.failed, err.Error())
 			}
 			an.search, an.pending = time.Since(t0), s.VectorsPending

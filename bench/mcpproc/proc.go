@@ -2,9 +2,8 @@
 // drives it with mcp-go's client, as an MCP client such as an editor does:
 // for the benchmarks that measure the process itself (its start, its
 // memory), with the figures they print (percentiles, the machine's load).
-// It is what bench/hostbench and bench/teambench each keep a copy of in
-// their proc.go and main.go, exported so a new benchmark needs no third
-// copy.
+// bench/hostbench, bench/servebench and bench/teambench all drive their
+// processes through it, so that there is one copy of the driver to keep.
 package mcpproc
 
 import (
