@@ -22,7 +22,7 @@ import (
 // In a big vault 50 % is still hundreds of MiB of headroom on top of the
 // build's working set: at 100,000 notes the peak was 1.65–1.80× the
 // steady state. Once the live heap passes bigBuildHeap, a build collects
-// at 25 %: 1.42× at 100,000 notes, for a build 11–23 % longer
+// at 25 %: 1.42× at 100,000 notes, for a build 11–37 % longer
 // (docs/benchmarks.md, "The arena in blocks, and a big vault's build at
 // 25 %"). A 10,000-note build's live heap stays under 100 MiB, so it
 // keeps 50 % and its speed.
