@@ -15,7 +15,7 @@ import (
 
 // vecNote is one note's chunk vectors: int8 components with one scale per
 // chunk, as saved (a quarter of float32's size on disk; rankings do not
-// move). The float32 copy a search scans lives in vectors.flat.
+// move). The float32 copy a search scans lives in vectors.arena.
 type vecNote struct {
 	path    string
 	version string
@@ -42,12 +42,12 @@ type vspan struct {
 
 // vectors holds every note's chunk vectors in memory, for exact search:
 // a float32 arena of fixed blocks (arena.go) scanned in order, rows added
-// as notes are embedded, compacted when a quarter of it is dead. It is saved as a
-// sidecar file with a versioned header naming the model, the dimensions
-// and the quantization, and a checksum per record; a file made by another
-// model, or damaged anywhere, is discarded whole and the vectors are
-// rebuilt (an ANN index can later replace the scan without changing the
-// file).
+// as notes are embedded, compacted when a quarter of it is dead. It is
+// saved as a sidecar file with a versioned header naming the model, the
+// dimensions and the quantization, and a checksum per record; a file made
+// by another model, or damaged anywhere, is discarded whole and the
+// vectors are rebuilt (an ANN index can later replace the scan without
+// changing the file).
 type vectors struct {
 	mu    sync.RWMutex
 	model string
@@ -55,7 +55,7 @@ type vectors struct {
 	notes map[string]*vecNote
 	arena arena
 	spans []vspan
-	dead  int    // rows of flat no live span holds
+	dead  int    // rows of the arena no live span holds
 	gen   uint64 // counts changes, so a save knows whether it saved the last
 	dirty bool
 }
