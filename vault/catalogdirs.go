@@ -3,7 +3,7 @@ package vault
 // dirTally is what the catalog holds of one folder's notes (not of its
 // subfolders'): how many, their tags, types and categories with how many
 // notes carry each, and which are pinned. The catalog keeps one per folder
-// as notes are put and removed, so that start_session and list_projects
+// as notes are put and removed, so that start_session and get_my_projects
 // add up a project's folders instead of scanning every note of the vault:
 // their cost follows the folders of the project, not the vault's size.
 type dirTally struct {

@@ -22,7 +22,7 @@ func recountDirs(c *catalog) map[string]*dirTally {
 
 // TestCatalogKeepsFolderTallies puts, rewrites, re-identifies and removes
 // notes at random and checks after every step that the folder tallies
-// start_session and list_projects add up equal a count over every entry;
+// start_session and get_my_projects add up equal a count over every entry;
 // then that a catalog loaded from the saved file holds the same.
 func TestCatalogKeepsFolderTallies(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "catalog.json")
