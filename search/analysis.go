@@ -94,14 +94,17 @@ func addAnalyzers(im *mapping.IndexMappingImpl) error {
 		}
 	}
 	chains := map[string][]string{
-		analyzerEN:   {truncateName, en.PossessiveName, lowercase.Name, nfcName, en.StopName, foldName, en.SnowballStemmerName},
+		analyzerEN:   {truncateName, en.PossessiveName, lowercase.Name, nfcName, en.StopName, foldName, stemENName},
 		analyzerFR:   {truncateName, lowercase.Name, nfcName, fr.ElisionName, stopFRName, foldName, stemFRName},
 		analyzerPath: {lowercase.Name, nfcName, en.StopName, foldName},
 	}
+	// The two languages share their tokens (tokenizerName); a path's
+	// words are analysed once.
+	tokenizer := map[string]string{analyzerEN: tokenizerName, analyzerFR: tokenizerName, analyzerPath: unicodetok.Name}
 	for name, filters := range chains {
 		if err := im.AddCustomAnalyzer(name, map[string]any{
 			"type":          custom.Name,
-			"tokenizer":     unicodetok.Name,
+			"tokenizer":     tokenizer[name],
 			"token_filters": filters,
 		}); err != nil {
 			return fmt.Errorf("search mapping: %w", err)
@@ -195,9 +198,12 @@ func foldLatin(dst, w []byte, it *norm.Iter) []byte {
 // folded words: its three rules written with accents ("-ième", "-ère",
 // "-ète") no longer fire, so "deuxième" and "deuxieme" share a stem
 // where they did not before.
+// Its stems are cached (stemsFR, analysiscache.go).
 type frStemmer struct{ light analysis.TokenFilter }
 
-func newFRStemmer() frStemmer { return frStemmer{fr.NewFrenchLightStemmerFilter()} }
+func newFRStemmer() cachedStemmer {
+	return cachedStemmer{stems: stemsFR, stem: frStemmer{fr.NewFrenchLightStemmerFilter()}.Filter}
+}
 
 func (s frStemmer) Filter(in analysis.TokenStream) analysis.TokenStream {
 	var keep map[int][]byte
