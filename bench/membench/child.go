@@ -21,7 +21,10 @@ import (
 type childOptions struct {
 	settle      time.Duration
 	heapProfile string // a file, or "" for none
+	cpuProfile  string // a file, or "" for none
 	noWatch     bool
+	writes      int // writes after the measurement (writeBurst)
+	generated   int // notes generated (corpus.NotePath), the targets of its edits
 }
 
 // result is one hosting process's measurement (bytes, seconds since the
@@ -51,6 +54,9 @@ type result struct {
 	Maps    []mapping         `json:"maps"`
 	Owners  []owned           `json:"owners"`
 
+	// Writes is the burst of writes after the measurement, if asked.
+	Writes *writesResult `json:"writes,omitempty"`
+
 	GOGC       string `json:"gogc"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
 }
@@ -66,6 +72,17 @@ func child(dir string, o childOptions) error {
 		return err
 	}
 	t0 := time.Now()
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile() // once more (a no-op) if stopped below
+	}
 	sampler := startSampler(o.heapProfile != "")
 	ctx, cancel := context.WithCancel(context.Background())
 	node := host.Start(ctx, mcptools.NewRegistry(), host.Options{Root: root, Version: "membench", Quiet: 3 * time.Second, NoWatch: o.noWatch,
@@ -92,6 +109,7 @@ func child(dir string, o childOptions) error {
 		return fmt.Errorf("%s: vectors not made within an hour", root)
 	}
 	r.Vectors = time.Since(t0).Seconds()
+	pprof.StopCPUProfile()
 	time.Sleep(o.settle)
 	sampler.end()
 	r.PeakHeap, r.PeakRSS, r.PeakOwners = sampler.heap, sampler.rss, sampler.owners
@@ -124,6 +142,15 @@ func child(dir string, o childOptions) error {
 	if st, err := readStatus(); err == nil {
 		r.RSSFreed = st["VmRSS"]
 	}
+	if o.writes > 0 {
+		profile := ""
+		if o.heapProfile != "" {
+			profile = strings.TrimSuffix(o.heapProfile, ".pprof") + "-writes-peak.pprof"
+		}
+		if r.Writes, err = writeBurst(v, o.writes, o.generated, profile); err != nil {
+			return err
+		}
+	}
 	return json.NewEncoder(os.Stdout).Encode(r)
 }
 
@@ -151,6 +178,7 @@ var metricNames = []string{
 	"/memory/classes/metadata/other:bytes",
 	"/memory/classes/other:bytes",
 	"/gc/heap/goal:bytes",
+	"/gc/cycles/total:gc-cycles",
 }
 
 func readMetrics() map[string]uint64 {

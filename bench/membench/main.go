@@ -19,7 +19,10 @@
 // process hosts the vault as `cairn serve` does (host.Start: the watcher,
 // the background upkeep, the search index opened at once), waits until
 // the index is complete and every vector made, lets the background work
-// settle, forces a GC, and measures.
+// settle, forces a GC, and measures. With -writes N it then makes N
+// writes through the vault's API, create_note and edit_note in turn as
+// servebench does, and reports the burst's own high-water mark (VmHWM
+// reset before it) and the live heap by owner at its peak.
 //
 // The heap breakdown reads the runtime's heap profile (the same samples
 // `go tool pprof -inuse_space` shows, scaled the same way) and gives each
@@ -54,14 +57,22 @@ func main() {
 	history := flag.String("history", "one", "the generated history: one (every note in one commit) or per-note (one commit per note)")
 	data := flag.String("data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
 	keep := flag.String("dir", "", "generate the vaults here and keep them (default: a temporary folder, removed)")
+	reuse := flag.Bool("reuse", false, "with -dir: open a clone kept there by an earlier run as it is, caches included, instead of generating it again")
+	starts := flag.String("starts", "cold,warm", "the opens to measure, in turn: cold (the caches deleted first) and warm")
 	heapDir := flag.String("heapprofile", "", "write each run's heap profile (go tool pprof) into this folder, and the profile at the build's peak beside it (-peak)")
 	settle := flag.Duration("settle", 5*time.Second, "after the index is complete, wait this long for background work (Bleve's merges, saves) before measuring")
 	sites := flag.Int("sites", 3, "allocation sites listed under each owner")
 	noWatch := flag.Bool("no-watch", false, "host without the file watcher (serve --no-watch)")
+	cpuDir := flag.String("cpuprofile", "", "write each run's CPU profile, from its start until the index is complete, into this folder")
+	writes := flag.Int("writes", 0, "after the measurement, make this many writes (create_note and edit_note in turn, as servebench) and measure the burst")
 	open := flag.String("open", "", "internal: host this vault in this process, measure, print JSON")
 	flag.Parse()
 	if *open != "" {
-		must(child(*open, childOptions{settle: *settle, heapProfile: *heapDir, noWatch: *noWatch}))
+		generated, err := strconv.Atoi(*sizes)
+		if err != nil {
+			fail(fmt.Errorf("-notes: with -open, the number of notes generated: %w", err))
+		}
+		must(child(*open, childOptions{generated: generated, settle: *settle, heapProfile: *heapDir, cpuProfile: *cpuDir, noWatch: *noWatch, writes: *writes}))
 		return
 	}
 	if *history != "one" && *history != "per-note" {
@@ -73,8 +84,21 @@ func main() {
 	if *words < 1 {
 		fail(fmt.Errorf("-words: %d is not a number of words (at least 1)", *words))
 	}
+	if *writes < 0 {
+		fail(fmt.Errorf("-writes: %d is negative", *writes))
+	}
 	if *sites < 0 {
 		fail(fmt.Errorf("-sites: %d is negative", *sites))
+	}
+	if *reuse && *keep == "" {
+		fail(fmt.Errorf("-reuse: needs -dir"))
+	}
+	var startList []string
+	for _, st := range strings.Split(*starts, ",") {
+		if st = strings.TrimSpace(st); st != "cold" && st != "warm" {
+			fail(fmt.Errorf("-starts: %q is neither cold nor warm", st))
+		}
+		startList = append(startList, strings.TrimSpace(st))
 	}
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {
@@ -94,21 +118,26 @@ func main() {
 		must(err)
 		defer os.RemoveAll(base)
 	}
-	if *heapDir != "" {
-		must(os.MkdirAll(*heapDir, 0o755))
+	for _, d := range []string{*heapDir, *cpuDir} {
+		if d != "" {
+			must(os.MkdirAll(d, 0o755))
+		}
 	}
 	printHeader(*history, *settle, *noWatch)
 	for _, n := range ns {
 		t0 := time.Now()
-		dir, err := prepare(base, n, *words, *history, sents)
-		must(err)
-		fmt.Fprintf(os.Stderr, "membench: %d notes generated and cloned in %s\n", n, time.Since(t0).Round(time.Second))
+		dir := cloneDir(base, n, *history)
+		if _, err := os.Stat(dir); !*reuse || err != nil {
+			dir, err = prepare(base, n, *words, *history, sents)
+			must(err)
+			fmt.Fprintf(os.Stderr, "membench: %d notes generated and cloned in %s\n", n, time.Since(t0).Round(time.Second))
+		}
 		var runs []*result
-		for _, start := range []string{"cold", "warm"} {
+		for _, start := range startList {
 			if start == "cold" {
 				must(os.RemoveAll(filepath.Join(dir, vault.CacheDir)))
 			}
-			r, err := runChild(dir, start, n, *settle, *heapDir, *noWatch)
+			r, err := runChild(dir, start, n, *settle, *heapDir, *cpuDir, *noWatch, *writes)
 			must(err)
 			runs = append(runs, r)
 		}
@@ -120,7 +149,7 @@ func main() {
 // set up as a member sets up a clone.
 func prepare(base string, n, words int, history string, sents []string) (string, error) {
 	src := filepath.Join(base, fmt.Sprintf("origin-%d-%s", n, history))
-	dst := filepath.Join(base, fmt.Sprintf("clone-%d-%s", n, history))
+	dst := cloneDir(base, n, history)
 	for _, d := range []string{src, dst} {
 		if err := os.RemoveAll(d); err != nil {
 			return "", err
@@ -151,16 +180,23 @@ func prepare(base string, n, words int, history string, sents []string) (string,
 	return dst, nil
 }
 
+func cloneDir(base string, n int, history string) string {
+	return filepath.Join(base, fmt.Sprintf("clone-%d-%s", n, history))
+}
+
 // profileRate is the heap profile's sampling rate in the measured
 // processes: one sample per 64 KiB allocated, on average.
 const profileRate = 64 << 10
 
 // runChild hosts the vault in a new process of this binary and reads its
 // measurement.
-func runChild(dir, start string, n int, settle time.Duration, heapDir string, noWatch bool) (*result, error) {
-	args := []string{"-open", dir, "-settle", settle.String()}
+func runChild(dir, start string, n int, settle time.Duration, heapDir, cpuDir string, noWatch bool, writes int) (*result, error) {
+	args := []string{"-open", dir, "-notes", strconv.Itoa(n), "-settle", settle.String(), "-writes", strconv.Itoa(writes)}
 	if heapDir != "" {
 		args = append(args, "-heapprofile", filepath.Join(heapDir, fmt.Sprintf("%s-%d.pprof", start, n)))
+	}
+	if cpuDir != "" {
+		args = append(args, "-cpuprofile", filepath.Join(cpuDir, fmt.Sprintf("%s-%d.cpu.pprof", start, n)))
 	}
 	if noWatch {
 		args = append(args, "-no-watch")

@@ -78,10 +78,63 @@ func printRuns(n int, runs []*result, sites int) {
 		})
 	}
 	fmt.Println()
+	printWrites(runs)
 	for _, r := range runs {
 		printSites("steady, "+r.Start+" start", r.Owners, sites)
 		printSites("at the build's peak, "+r.Start+" start", r.PeakOwners, sites)
+		if r.Writes != nil {
+			printSites("at the peak of the writes, "+r.Start+" start", r.Writes.PeakOwners, sites)
+		}
 	}
+}
+
+// printWrites prints the burst of writes of each run that made one: the
+// process's memory after it, its own peak, and by owner at the peak of
+// the live heap.
+func printWrites(runs []*result) {
+	var ws []*result
+	for _, r := range runs {
+		if r.Writes != nil {
+			ws = append(ws, r)
+		}
+	}
+	if len(ws) == 0 {
+		return
+	}
+	fmt.Printf("Then %d writes (create and edit in turn), after the measurement:\n\n", ws[0].Writes.N)
+	head, rule := "| MiB |", "|---|"
+	for _, r := range ws {
+		head += " " + r.Start + " |"
+		rule += "---:|"
+	}
+	fmt.Println(head)
+	fmt.Println(rule)
+	row := func(label string, f func(w *writesResult) string) {
+		s := "| " + label + " |"
+		for _, r := range ws {
+			s += " " + f(r.Writes) + " |"
+		}
+		fmt.Println(s)
+	}
+	row("writes took / collections meanwhile", func(w *writesResult) string { return fmt.Sprintf("%.1f s / %d", w.Seconds, w.GCs) })
+	row("**VmRSS after the writes**", func(w *writesResult) string { return mib(w.RSS) })
+	row("**VmHWM of the writes**", func(w *writesResult) string { return mib(w.HWM) })
+	row("Go: peak live heap (sampled, 100 ms)", func(w *writesResult) string { return mib(w.PeakHeap) })
+	row("heap profile, all owners, at its peak", func(w *writesResult) string { return mib(total(w.PeakOwners)) })
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range ws {
+		for _, o := range r.Writes.PeakOwners {
+			if !seen[o.Name] && o.Bytes >= 512<<10 {
+				seen[o.Name] = true
+				names = append(names, o.Name)
+			}
+		}
+	}
+	for _, name := range names {
+		row("heap: "+name, func(w *writesResult) string { return mib(ownerBytes(w.PeakOwners, name)) })
+	}
+	fmt.Println()
 }
 
 // printSites lists each owner's largest allocation sites.
