@@ -197,7 +197,8 @@ func (v *Vault) ownSince(head, known string) bool {
 // outside the server and rescans for notes and project markers written by
 // hand (not committed), so they are seen within that time even with the
 // watcher off (the watcher sees them at once); every persistEvery it saves
-// the derived state so a restart is warm. Problems go to report.
+// the derived state so a restart is warm. Each tick it also sets the
+// collector for the live heap (followHeap). Problems go to report.
 func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration, report func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -207,6 +208,7 @@ func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration,
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			followHeap()
 			for _, r := range v.Recoveries() {
 				report(fmt.Errorf("recovered: %s", r))
 			}

@@ -1,11 +1,14 @@
 package vault
 
 import (
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 )
 
+// The collector's setting follows what the process holds and does.
+//
 // While an index is built from nothing (a fresh clone's first open, a
 // Rebuild), the heap holds the notes of a step, their analysis and the
 // in-memory segments besides what stays, and the collector lets it grow
@@ -16,67 +19,108 @@ import (
 // The build costs more collections: no difference could be told from the
 // noise at 10,000 notes, 159 → 207 s at 100,000 in one back-to-back run
 // (docs/benchmarks.md, "Nothing slower"); at 25 % the 10,000-note build
-// took 11.7–13.8 s. Only a build pays it; a person's own GOGC (anything
-// but the default 100) wins.
+// took 11.7–13.8 s.
 //
 // In a big vault 50 % is still hundreds of MiB of headroom on top of the
 // build's working set: at 100,000 notes the peak was 1.65–1.80× the
-// steady state. Once the live heap passes bigBuildHeap, a build collects
-// at 25 %: 1.42× at 100,000 notes, for a build 11–37 % longer
+// steady state. Once the live heap passes bigHeap, a build collects at
+// 25 %: 1.42× at 100,000 notes, for a build 11–37 % longer
 // (docs/benchmarks.md, "The arena in blocks, and a big vault's build at
 // 25 %"). A 10,000-note build's live heap stays under 100 MiB, so it
 // keeps 50 % and its speed.
+//
+// Outside builds the default, 100 %, lets a big server's heap grow to
+// twice its live heap under a burst of writes: 1.2–1.6 GiB at 100,000
+// notes for a live heap of about 550 MiB. A heap past bigHeap collects at
+// bigGCPercent (it is small again under three quarters of bigHeap: a heap
+// near the line does not flip at every look). The live heap is looked at
+// between a build's steps (leanStep) and every few seconds by the
+// background upkeep (followHeap).
+//
+// A person's own GOGC wins: with GOGC in the environment the setting is
+// never touched.
 const (
 	buildGCPercent    = 50
 	bigBuildGCPercent = 25
+	bigGCPercent      = 50
 )
 
-// bigBuildHeap is the live heap past which a build collects at
-// bigBuildGCPercent (a variable for tests).
-var bigBuildHeap uint64 = 256 << 20
+// bigHeap is the live heap past which the collector runs tighter (a
+// variable for tests).
+var bigHeap uint64 = 256 << 20
+
+// personGC says the person set GOGC (a variable for tests).
+var personGC = os.Getenv("GOGC") != ""
 
 var lean struct {
-	mu    sync.Mutex
-	count int // builds running
-	prev  int // the setting before the first of them
-	cur   int // the setting the builds chose
+	mu     sync.Mutex
+	builds int  // builds running
+	big    bool // the live heap passed bigHeap at the last look, and has not fallen under ¾ of it since
+	cur    int  // the setting made here last (0: none yet)
 }
 
-// leanGC sets the collector to buildGCPercent until every restore
-// returned by the calls made meanwhile has been called.
+// wantGC is the setting for the state (the caller holds lean.mu).
+func wantGC() int {
+	switch {
+	case lean.builds > 0 && lean.big:
+		return bigBuildGCPercent
+	case lean.builds > 0:
+		return buildGCPercent
+	case lean.big:
+		return bigGCPercent
+	}
+	return 100
+}
+
+// applyGC makes the setting wantGC, unless the person holds it (the
+// caller holds lean.mu).
+func applyGC() {
+	if want := wantGC(); !personGC && want != lean.cur {
+		debug.SetGCPercent(want)
+		lean.cur = want
+	}
+}
+
+// leanGC sets the collector for a build until every restore returned by
+// the calls made meanwhile has been called.
 func leanGC() (restore func()) {
 	lean.mu.Lock()
 	defer lean.mu.Unlock()
-	if lean.count == 0 {
-		lean.prev = debug.SetGCPercent(buildGCPercent)
-		lean.cur = buildGCPercent
-		if lean.prev != 100 {
-			debug.SetGCPercent(lean.prev)
-		}
-	}
-	lean.count++
+	lean.builds++
+	applyGC()
 	return sync.OnceFunc(func() {
 		lean.mu.Lock()
 		defer lean.mu.Unlock()
-		if lean.count--; lean.count == 0 {
-			debug.SetGCPercent(lean.prev)
-		}
+		lean.builds--
+		applyGC()
 	})
 }
 
-// leanStep is called between a build's steps: it moves the collector to
-// bigBuildGCPercent once the live heap has passed bigBuildHeap. It does
-// nothing when no build runs or the person set GOGC.
-func leanStep() {
+// leanStep is called between a build's steps, followHeap by the
+// background upkeep: each looks at the live heap and sets the collector
+// for it.
+func leanStep()   { followHeap() }
+func followHeap() { lookAtHeap(liveHeap()) }
+
+// lookAtHeap sets the collector for a live heap of live bytes.
+func lookAtHeap(live uint64) {
 	lean.mu.Lock()
 	defer lean.mu.Unlock()
-	if lean.count == 0 || lean.prev != 100 || lean.cur == bigBuildGCPercent {
-		return
+	switch {
+	case live >= bigHeap:
+		lean.big = true
+	case live < bigHeap/4*3:
+		lean.big = false
 	}
+	applyGC()
+}
+
+// liveHeap is the heap marked live by the last collection.
+func liveHeap() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
-	if s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() >= bigBuildHeap {
-		lean.cur = bigBuildGCPercent
-		debug.SetGCPercent(bigBuildGCPercent)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
 	}
+	return s[0].Value.Uint64()
 }

@@ -13,77 +13,98 @@ func gcPercent() int {
 	return p
 }
 
-// Builds collect at 50 % growth while any runs, and the setting comes
-// back after the last; a setting of the person's own is left alone.
-func TestLeanGCDuringBuilds(t *testing.T) {
+// withGC runs a test of the collector's setting from the default, with
+// no build running and a small heap, and puts everything back after.
+func withGC(t *testing.T) {
 	orig := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(orig)
-	a := leanGC()
-	b := leanGC()
-	if got := gcPercent(); got != buildGCPercent {
-		t.Fatalf("during two builds: GOGC %d, want %d", got, buildGCPercent)
-	}
-	a()
-	a() // a second call changes nothing
-	if got := gcPercent(); got != buildGCPercent {
-		t.Fatalf("one build still running: GOGC %d, want %d", got, buildGCPercent)
-	}
-	b()
-	if got := gcPercent(); got != 100 {
-		t.Fatalf("after the builds: GOGC %d, want 100", got)
-	}
-	debug.SetGCPercent(200)
-	c := leanGC()
-	if got := gcPercent(); got != 200 {
-		t.Fatalf("a person's GOGC=200 during a build: %d", got)
-	}
-	c()
-	if got := gcPercent(); got != 200 {
-		t.Fatalf("a person's GOGC=200 after a build: %d", got)
+	origBig, origPerson := bigHeap, personGC
+	lean.mu.Lock()
+	lean.big, lean.cur = false, 100
+	lean.mu.Unlock()
+	personGC = false
+	t.Cleanup(func() {
+		bigHeap, personGC = origBig, origPerson
+		lean.mu.Lock()
+		lean.big, lean.cur = false, 0
+		lean.mu.Unlock()
+		debug.SetGCPercent(orig)
+	})
+}
+
+func wantPercent(t *testing.T, when string, want int) {
+	t.Helper()
+	if got := gcPercent(); got != want {
+		t.Fatalf("%s: GOGC %d, want %d", when, got, want)
 	}
 }
 
-// A build collects at 25 % once the live heap passes bigBuildHeap, until
-// the last build ends; without a build, or with a person's GOGC, a step
-// changes nothing.
+// Builds collect at 50 % growth while any runs, and the setting comes
+// back after the last; a person's GOGC is left alone.
+func TestLeanGCDuringBuilds(t *testing.T) {
+	withGC(t)
+	bigHeap = 1 << 62 // no heap is that big
+	a := leanGC()
+	b := leanGC()
+	wantPercent(t, "during two builds", buildGCPercent)
+	a()
+	a() // a second call changes nothing
+	wantPercent(t, "one build still running", buildGCPercent)
+	b()
+	wantPercent(t, "after the builds", 100)
+	personGC = true
+	debug.SetGCPercent(200)
+	c := leanGC()
+	wantPercent(t, "a person's GOGC=200 during a build", 200)
+	c()
+	wantPercent(t, "a person's GOGC=200 after a build", 200)
+}
+
+// A build collects at 25 % once the live heap passes bigHeap, until the
+// last build ends; a big heap outside builds collects at 50 % until it
+// falls under three quarters of bigHeap; a person's GOGC is left alone.
 func TestLeanGCInABigVault(t *testing.T) {
-	orig := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(orig)
-	defer func(b uint64) { bigBuildHeap = b }(bigBuildHeap)
-	bigBuildHeap = 1 << 62 // no heap is that big
-	leanStep()
-	if got := gcPercent(); got != 100 {
-		t.Fatalf("a step with no build: GOGC %d, want 100", got)
-	}
+	withGC(t)
+	bigHeap = 1000
+	lookAtHeap(999)
+	wantPercent(t, "a small heap, no build", 100)
 	done := leanGC()
-	leanStep()
-	if got := gcPercent(); got != buildGCPercent {
-		t.Fatalf("a small heap: GOGC %d, want %d", got, buildGCPercent)
-	}
-	bigBuildHeap = 1 // every heap is that big
-	leanStep()
-	if got := gcPercent(); got != bigBuildGCPercent {
-		t.Fatalf("a big heap: GOGC %d, want %d", got, bigBuildGCPercent)
-	}
+	lookAtHeap(999)
+	wantPercent(t, "a small heap, a build", buildGCPercent)
+	lookAtHeap(1000)
+	wantPercent(t, "a big heap, a build", bigBuildGCPercent)
 	again := leanGC() // a second build meanwhile keeps the setting
-	leanStep()
-	if got := gcPercent(); got != bigBuildGCPercent {
-		t.Fatalf("a second build in a big heap: GOGC %d, want %d", got, bigBuildGCPercent)
-	}
+	lookAtHeap(1200)
+	wantPercent(t, "a second build in a big heap", bigBuildGCPercent)
 	again()
 	done()
-	if got := gcPercent(); got != 100 {
-		t.Fatalf("after the builds: GOGC %d, want 100", got)
-	}
-	leanStep()
-	if got := gcPercent(); got != 100 {
-		t.Fatalf("a step after the builds: GOGC %d, want 100", got)
-	}
+	wantPercent(t, "a big heap after the builds", bigGCPercent)
+	lookAtHeap(750)
+	wantPercent(t, "a heap fallen to three quarters of the line", bigGCPercent)
+	lookAtHeap(749)
+	wantPercent(t, "a heap fallen under three quarters of the line", 100)
+	lookAtHeap(999)
+	wantPercent(t, "a heap back near the line", 100)
+	lookAtHeap(5000)
+	wantPercent(t, "a heap past the line again", bigGCPercent)
+	lookAtHeap(0)
+	personGC = true
 	debug.SetGCPercent(200)
 	mine := leanGC()
-	leanStep()
-	if got := gcPercent(); got != 200 {
-		t.Fatalf("a person's GOGC=200 in a big heap: %d", got)
-	}
+	lookAtHeap(5000)
+	wantPercent(t, "a person's GOGC=200 in a big heap, a build", 200)
 	mine()
+	lookAtHeap(5000)
+	wantPercent(t, "a person's GOGC=200 in a big heap", 200)
+}
+
+// followHeap reads the process's own live heap: past bigHeap, a server
+// collects at 50 %.
+func TestFollowHeapReadsTheLiveHeap(t *testing.T) {
+	withGC(t)
+	bigHeap = 1 // every heap is that big
+	followHeap()
+	wantPercent(t, "a live heap past the line", bigGCPercent)
+	bigHeap = 1 << 62
+	followHeap()
+	wantPercent(t, "a live heap far under the line", 100)
 }
