@@ -20,10 +20,12 @@ func TestArenaKeepsEveryNotesRows(t *testing.T) {
 	r := rand.New(rand.NewSource(16))
 	vs := newVectors("test", dims)
 	sawOwnBlock, compacted, spans := false, 0, 0
+	own := map[string][]float32{} // each note's rows: its vectors, quantized
 	for step := 0; step < 3000; step++ {
 		p := fmt.Sprintf("n%d.md", r.Intn(40))
 		if r.Intn(4) == 0 {
 			vs.remove(p)
+			delete(own, p)
 		} else {
 			rows := r.Intn(13)
 			vecs := make([][]float32, rows)
@@ -32,6 +34,9 @@ func TestArenaKeepsEveryNotesRows(t *testing.T) {
 			}
 			chunks := make([]Chunk, rows)
 			vs.put(p, fmt.Sprint(step), chunks, vecs, &docMeta{Version: fmt.Sprint(step), scope: 0})
+			scale, q := quantize(vecs, dims)
+			own[p] = make([]float32, rows*dims)
+			dequantize(own[p], scale, q, dims)
 		}
 		if len(vs.spans) < spans { // spans only shrink in a compaction
 			compacted++
@@ -44,9 +49,7 @@ func TestArenaKeepsEveryNotesRows(t *testing.T) {
 				t.Fatalf("step %d: %s: span %+v", step, path, sp)
 			}
 			live += len(n.chunks)
-			want := make([]float32, len(n.q))
-			dequantize(want, n.scale, n.q, dims)
-			if sp.rows > 0 && !slices.Equal(vs.arena.at(sp.block, sp.start, sp.rows), want) {
+			if sp.rows > 0 && !slices.Equal(vs.arena.at(sp.block, sp.start, sp.rows), own[path]) {
 				t.Fatalf("step %d: %s: rows in the arena are not its vectors", step, path)
 			}
 			if len(n.chunks) > 5 {
@@ -72,8 +75,7 @@ func TestArenaKeepsEveryNotesRows(t *testing.T) {
 	hits, scored := vs.search(q, f, len(vs.notes))
 	want := map[string]float64{}
 	for path, n := range vs.notes {
-		rows := make([]float32, len(n.q))
-		dequantize(rows, n.scale, n.q, dims)
+		rows := own[path]
 		for i := 0; i < len(n.chunks); i++ {
 			s := float64(dot(q, rows[i*dims:(i+1)*dims]))
 			if best, ok := want[path]; !ok || s > best {

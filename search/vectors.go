@@ -13,15 +13,17 @@ import (
 	"sync"
 )
 
-// vecNote is one note's chunk vectors: int8 components with one scale per
-// chunk, as saved (a quarter of float32's size on disk; rankings do not
-// move). The float32 copy a search scans lives in vectors.arena.
+// vecNote is one note's chunk vectors. They are saved as int8 components
+// with one scale per chunk (a quarter of float32's size on disk; rankings
+// do not move) and held as the float32 rows a search scans, in
+// vectors.arena: each row is its int8 components times its scale, so the
+// save gives back the very components (quantizeRow) and the int8 copy is
+// not kept (34 MiB at 100,000 notes).
 type vecNote struct {
 	path    string
 	version string
 	chunks  []Chunk
 	scale   []float32
-	q       []int8 // len(chunks) * dims
 	// meta is the index's record of the document (its scope and filter
 	// fields), kept current by Index.Apply; nil when the document is not
 	// indexed or its vectors are of an older version.
@@ -64,8 +66,9 @@ func newVectors(model string, dims int) *vectors {
 	return &vectors{model: model, dims: dims, notes: map[string]*vecNote{}, arena: arena{dims: dims}}
 }
 
-// set adds or replaces a note (the caller holds mu for writing).
-func (vs *vectors) set(n *vecNote) {
+// set adds or replaces a note whose rows' int8 components are q, a row
+// of dims bytes per chunk (the caller holds mu for writing).
+func (vs *vectors) set(n *vecNote, q [][]byte) {
 	if old := vs.notes[n.path]; old != nil {
 		vs.kill(old)
 	}
@@ -73,7 +76,7 @@ func (vs *vectors) set(n *vecNote) {
 	rows := len(n.chunks)
 	block, start, dst := vs.arena.reserve(rows)
 	vs.spans = append(vs.spans, vspan{note: n, block: block, start: start, rows: int32(rows)})
-	dequantize(dst, n.scale, n.q, vs.dims)
+	dequantize(dst, n.scale, q, vs.dims)
 	vs.notes[n.path] = n
 	vs.setSpanMeta(n, n.meta)
 	vs.dirty = true
@@ -131,11 +134,14 @@ func (vs *vectors) setMeta(path string, m *docMeta) {
 	vs.mu.Unlock()
 }
 
-// quantize turns unit vectors into int8 with a per-vector scale.
-func quantize(vs [][]float32, dims int) ([]float32, []int8) {
+// quantize turns unit vectors into int8 with a per-vector scale: a row of
+// dims bytes per vector (int8 in two's complement, as saved).
+func quantize(vs [][]float32, dims int) ([]float32, [][]byte) {
 	scale := make([]float32, len(vs))
-	q := make([]int8, len(vs)*dims)
+	all := make([]byte, len(vs)*dims)
+	q := make([][]byte, len(vs))
 	for i, v := range vs {
+		q[i] = all[i*dims : (i+1)*dims]
 		var m float32
 		for _, x := range v {
 			m = max(m, float32(math.Abs(float64(x))))
@@ -144,21 +150,34 @@ func quantize(vs [][]float32, dims int) ([]float32, []int8) {
 			continue
 		}
 		scale[i] = m / 127
-		for j, x := range v {
-			q[i*dims+j] = int8(math.Round(float64(x / scale[i])))
-		}
+		quantizeRow(q[i], v, scale[i])
 	}
 	return scale, q
+}
+
+// quantizeRow writes row's components divided by scale, rounded, into
+// dst. Given a row of the arena (int8 components times their scale) and
+// its scale, it gives back the very components: each is an integer of at
+// most 127 times (1 ± 2⁻²⁴) after the multiplication and the division,
+// far from a rounding boundary.
+func quantizeRow(dst []byte, row []float32, scale float32) {
+	if scale == 0 {
+		clear(dst)
+		return
+	}
+	for j, x := range row {
+		dst[j] = byte(int8(math.Round(float64(x / scale))))
+	}
 }
 
 // dequantize writes the float vectors a scan multiplies (twice as fast as
 // converting int8 on the fly) into dst, row by row: no division per
 // component, no slice of its own (a warm start loads every note's rows).
-func dequantize(dst, scale []float32, q []int8, dims int) {
+func dequantize(dst, scale []float32, q [][]byte, dims int) {
 	for r, s := range scale {
-		out, in := dst[r*dims:(r+1)*dims], q[r*dims:(r+1)*dims]
-		for j, x := range in {
-			out[j] = float32(x) * s
+		out := dst[r*dims : (r+1)*dims]
+		for j, x := range q[r] {
+			out[j] = float32(int8(x)) * s
 		}
 	}
 }
@@ -166,7 +185,7 @@ func dequantize(dst, scale []float32, q []int8, dims int) {
 func (vs *vectors) put(path, version string, chunks []Chunk, vecs [][]float32, m *docMeta) {
 	scale, q := quantize(vecs, vs.dims)
 	vs.mu.Lock()
-	vs.set(&vecNote{path: path, version: version, chunks: chunks, scale: scale, q: q, meta: m})
+	vs.set(&vecNote{path: path, version: version, chunks: chunks, scale: scale, meta: m}, q)
 	vs.mu.Unlock()
 }
 
@@ -377,6 +396,7 @@ func (vs *vectors) encode() []byte {
 	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
 	for _, p := range paths {
 		n := vs.notes[p]
+		sp := vs.spans[n.span]
 		at := len(b)
 		b = append(b, 0, 0, 0, 0) // the record's length, set below
 		b = appendStr(b, p)
@@ -387,9 +407,9 @@ func (vs *vectors) encode() []byte {
 			b = le.AppendUint32(b, uint32(c.End))
 			b = appendStr(b, c.Heading)
 			b = le.AppendUint32(b, math.Float32bits(n.scale[i]))
-			for _, x := range n.q[i*vs.dims : (i+1)*vs.dims] {
-				b = append(b, byte(x))
-			}
+			row := vs.arena.at(sp.block, sp.start+int32(i), 1)
+			quantizeRow(b[len(b):len(b)+vs.dims], row, n.scale[i])
+			b = b[:len(b)+vs.dims]
 		}
 		rec := b[at+4:]
 		le.PutUint32(b[at:], uint32(len(rec)))
@@ -458,12 +478,12 @@ func loadVectors(file, model string, dims int) (*vectors, error) {
 		if sum != crc32.ChecksumIEEE(rec) {
 			return nil, fmt.Errorf("%w: record %d: checksum mismatch", errVecFile, i)
 		}
-		p, n, err := decodeRecord(rec, dims)
+		p, n, q, err := decodeRecord(rec, dims)
 		if err != nil {
 			return nil, fmt.Errorf("%w: record %d: %v", errVecFile, i, err)
 		}
 		n.path = p
-		vs.set(n)
+		vs.set(n, q)
 	}
 	if len(rd.b) != 0 {
 		return nil, fmt.Errorf("%w: trailing bytes", errVecFile)
@@ -471,29 +491,28 @@ func loadVectors(file, model string, dims int) (*vectors, error) {
 	return vs, nil
 }
 
-func decodeRecord(rec []byte, dims int) (string, *vecNote, error) {
+// decodeRecord decodes a note's record; q are its rows' components, slices
+// of rec.
+func decodeRecord(rec []byte, dims int) (string, *vecNote, [][]byte, error) {
 	rd := &fieldReader{b: rec}
 	p := rd.str()
 	n := &vecNote{version: rd.str()}
 	count := rd.u32()
 	if rd.err != nil || int(count)*dims > len(rec) {
-		return "", nil, fmt.Errorf("bad chunk count")
+		return "", nil, nil, fmt.Errorf("bad chunk count")
 	}
 	n.chunks = make([]Chunk, count)
 	n.scale = make([]float32, count)
-	n.q = make([]int8, int(count)*dims)
+	q := make([][]byte, count)
 	for i := range n.chunks {
 		n.chunks[i] = Chunk{Start: int(rd.u32()), End: int(rd.u32()), Heading: rd.str()}
 		n.scale[i] = math.Float32frombits(rd.u32())
-		raw := rd.bytes(dims)
-		for j, b := range raw {
-			n.q[i*dims+j] = int8(b)
-		}
+		q[i] = rd.bytes(dims)
 	}
 	if rd.err != nil {
-		return "", nil, rd.err
+		return "", nil, nil, rd.err
 	}
-	return p, n, nil
+	return p, n, q, nil
 }
 
 // fieldReader reads little-endian fields from b, keeping the first error

@@ -2,6 +2,8 @@ package search
 
 import (
 	"errors"
+	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,9 +42,18 @@ func TestVectorFileCutAnywhereIsRefused(t *testing.T) {
 	}
 	for p, n := range saved.notes {
 		got := vs.notes[p]
-		if got == nil || got.version != n.version || !slices.Equal(got.q, n.q) || !slices.Equal(got.chunks, n.chunks) {
+		if got == nil || got.version != n.version || !slices.Equal(got.scale, n.scale) || !slices.Equal(got.chunks, n.chunks) {
 			t.Fatalf("%s: not loaded as saved", p)
 		}
+		was, is := saved.spans[n.span], vs.spans[got.span]
+		if !slices.Equal(vs.arena.at(is.block, is.start, is.rows), saved.arena.at(was.block, was.start, was.rows)) {
+			t.Fatalf("%s: its rows are not loaded as saved", p)
+		}
+	}
+	// The components saved are recomputed from the rows: loaded, the file
+	// saves again to the very same bytes.
+	if again := vs.encode(); !slices.Equal(again, data) {
+		t.Fatal("the loaded vectors encode to other bytes than the file they were loaded from")
 	}
 	cut := filepath.Join(dir, "cut.bin")
 	for n := range len(data) {
@@ -58,5 +69,40 @@ func TestVectorFileCutAnywhereIsRefused(t *testing.T) {
 	}
 	if _, err := loadVectors(cut, id, 100); err == nil {
 		t.Fatal("a trailing byte accepted")
+	}
+}
+
+// The components a save writes are recomputed from the rows a search
+// scans (quantizeRow): for every vector an embedder gives, and far beyond
+// (magnitudes from 10⁻⁶ to 10⁶, one-hot, negative, zero), they are the
+// components quantize made.
+func TestQuantizeRowGivesBackTheComponents(t *testing.T) {
+	const dims = 64
+	r := rand.New(rand.NewSource(5))
+	var vecs [][]float32
+	for i := range 3000 {
+		v := randomUnit(r, dims)
+		f := float32(math.Pow(10, float64(r.Intn(13)-6)))
+		for j := range v {
+			v[j] *= f
+		}
+		switch i % 10 {
+		case 0:
+			clear(v)
+		case 1:
+			clear(v)
+			v[r.Intn(dims)] = -f
+		}
+		vecs = append(vecs, v)
+	}
+	scale, q := quantize(vecs, dims)
+	row := make([]float32, dims)
+	got := make([]byte, dims)
+	for i := range vecs {
+		dequantize(row, scale[i:i+1], q[i:i+1], dims)
+		quantizeRow(got, row, scale[i])
+		if !slices.Equal(got, q[i]) {
+			t.Fatalf("vector %d (scale %g): components %v, quantized %v", i, scale[i], got, q[i])
+		}
 	}
 }
