@@ -36,7 +36,7 @@ var owners = []owner{
 	{"gitstore: git index (stat cache)", []string{cairn + "gitstore.(*Store).loadStatCache", cairn + "gitstore.parseIndex"}},
 	{"gitstore: other", []string{cairn + "gitstore."}},
 	{"go-git: other (decoded objects)", []string{gogit}},
-	{"search: vectors (arena, int8 copies, chunk lists)", []string{cairn + "search.(*vectors)", cairn + "search.loadVectors", cairn + "search.decodeRecord", cairn + "search.quantize", cairn + "search.dequantize", cairn + "search.Chunks"}},
+	{"search: vectors (arena, chunk lists)", []string{cairn + "search.(*vectors)", cairn + "search.loadVectors", cairn + "search.decodeRecord", cairn + "search.quantize", cairn + "search.dequantize", cairn + "search.Chunks"}},
 	{"search: word-vector model (builtin embedder)", []string{cairn + "search.parseWordTable", cairn + "search.Builtin", cairn + "search.newBuiltin"}},
 	{"search: embedding queue", []string{cairn + "search.(*embedQueue)", cairn + "search.newEmbedQueue"}},
 	{"Bleve (in heap)", []string{"github.com/blevesearch/", "github.com/RoaringBitmap/", "github.com/bits-and-blooms/"}},
