@@ -31,8 +31,8 @@ import (
 //
 // Outside builds the default, 100 %, lets a big server's heap grow to
 // twice its live heap under a burst of writes: 1.2–1.6 GiB at 100,000
-// notes for a live heap of about 550 MiB. A heap past bigHeap collects at
-// bigGCPercent (it is small again under three quarters of bigHeap: a heap
+// notes for a live heap of 430 MiB, 962 MiB at 50 % (membench -writes,
+// docs/benchmarks.md). A heap past bigHeap collects at bigGCPercent (it is small again under three quarters of bigHeap: a heap
 // near the line does not flip at every look). The live heap is looked at
 // between a build's steps (leanStep) and every few seconds by the
 // background upkeep (followHeap).
