@@ -258,7 +258,7 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 				buildHook(i, len(todo))
 			}
 		}
-		leanStep()
+		followHeap()
 		docs := v.searchDocs(todo[i:min(i+indexStep, len(todo))])
 		for _, d := range docs {
 			for _, q := range d.Sequence {

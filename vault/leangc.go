@@ -32,10 +32,10 @@ import (
 // Outside builds the default, 100 %, lets a big server's heap grow to
 // twice its live heap under a burst of writes: 1.2–1.6 GiB at 100,000
 // notes for a live heap of 430 MiB, 962 MiB at 50 % (membench -writes,
-// docs/benchmarks.md). A heap past bigHeap collects at bigGCPercent (it is small again under three quarters of bigHeap: a heap
-// near the line does not flip at every look). The live heap is looked at
-// between a build's steps (leanStep) and every few seconds by the
-// background upkeep (followHeap).
+// docs/benchmarks.md). A heap past bigHeap collects at bigGCPercent; it
+// is small again under three quarters of bigHeap, so a heap near the line
+// does not flip at every look. followHeap looks at the live heap between
+// a build's steps and every few seconds in the background upkeep.
 //
 // A person's own GOGC wins: with GOGC in the environment the setting is
 // never touched.
@@ -96,10 +96,7 @@ func leanGC() (restore func()) {
 	})
 }
 
-// leanStep is called between a build's steps, followHeap by the
-// background upkeep: each looks at the live heap and sets the collector
-// for it.
-func leanStep()   { followHeap() }
+// followHeap looks at the live heap and sets the collector for it.
 func followHeap() { lookAtHeap(liveHeap()) }
 
 // lookAtHeap sets the collector for a live heap of live bytes.

@@ -231,7 +231,7 @@ func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string
 	}
 	for i := 0; i < len(short); i += indexStep {
 		batch := short[i:min(i+indexStep, len(short))]
-		leanStep()
+		followHeap()
 		if err := nix.Apply(v.searchDocs(batch), nil); err != nil {
 			return err
 		}
