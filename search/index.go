@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -419,26 +420,28 @@ func (ix *Index) Persist() error {
 	return ix.persist()
 }
 
-// persist is Persist; the caller holds persistMu.
+// persist is Persist; the caller holds persistMu. The records are taken
+// under the read lock and encoded without it: a record is never changed
+// once in ix.meta (an Apply puts a new one), and every write's Apply
+// waits for the lock, while the encoding grows with the vault.
 func (ix *Index) persist() error {
 	ix.mu.RLock()
-	var data []byte
-	var err error
 	saved := ix.seq == ix.metaSeen
 	seq := ix.seq
+	var m manifest
 	if !saved {
-		refresh := make([]string, 0, len(ix.refresh))
+		m = manifest{Format: manifestFormat, Seq: ix.seq, Docs: maps.Clone(ix.meta), Refresh: make([]string, 0, len(ix.refresh))}
 		for p := range ix.refresh {
-			refresh = append(refresh, p)
+			m.Refresh = append(m.Refresh, p)
 		}
-		sort.Strings(refresh)
-		data, err = json.Marshal(manifest{Format: manifestFormat, Seq: ix.seq, Docs: ix.meta, Refresh: refresh})
 	}
 	ix.mu.RUnlock()
-	if err != nil {
-		return fmt.Errorf("save search manifest: %w", err)
-	}
 	if !saved {
+		sort.Strings(m.Refresh)
+		data, err := json.Marshal(m)
+		if err != nil {
+			return fmt.Errorf("save search manifest: %w", err)
+		}
 		if err := writeFileAtomic(ix.manifestFile(), data); err != nil {
 			return fmt.Errorf("save search manifest: %w", err)
 		}

@@ -492,3 +492,53 @@ func TestSecondOpenIsRefused(t *testing.T) {
 	}
 	ix2.Close()
 }
+
+// Persist encodes the manifest and the vectors outside the index's lock,
+// while Applies go on (the race detector watches); the manifest saved
+// last holds every document as last applied.
+func TestPersistWhileApplying(t *testing.T) {
+	dir := t.TempDir()
+	ix, _ := openT(t, dir, builtinT(t), nil)
+	var many []*Doc // a manifest that takes a while to encode
+	for i := range 2000 {
+		many = append(many, &Doc{Path: fmt.Sprintf("many/%d.md", i), Title: "Many", Scope: "p:acme", Version: "1", Body: "One of many."})
+	}
+	if err := ix.Apply(many, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 60 {
+			d := &Doc{Path: fmt.Sprintf("n%d.md", i%12), Title: "Note", Scope: "p:acme", Version: fmt.Sprint(i), Body: fmt.Sprintf("Body %d about persisting while applying.", i)}
+			if err := ix.Apply([]*Doc{d}, nil); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	persisted := 0
+	for running := true; running; persisted++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		if err := ix.Persist(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := readManifest(ix.manifestFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Docs) != 2012 || persisted < 2 {
+		t.Fatalf("%d documents in the manifest after %d saves, want 2,012", len(m.Docs), persisted)
+	}
+	for i := 48; i < 60; i++ {
+		if dm := m.Docs[fmt.Sprintf("n%d.md", i%12)]; dm == nil || dm.Version != fmt.Sprint(i) {
+			t.Fatalf("n%d.md: %+v, want version %d", i%12, dm, i)
+		}
+	}
+	ix.Close()
+}

@@ -347,9 +347,11 @@ const (
 
 var errVecFile = errors.New("vector file")
 
-// save writes the vectors atomically: serialised under the read lock,
-// written without it (a search or an Apply never waits for the disk), to
-// a temporary file of its own, synced, renamed into place.
+// save writes the vectors atomically: the notes and their rows taken
+// under the read lock, serialised and written without it (a search or an
+// Apply never waits for the encoding nor the disk; encoding took 200–270
+// ms at 100,000 notes, and every write's Apply waited for it), to a
+// temporary file of its own, synced, renamed into place.
 func (vs *vectors) save(file string) error {
 	vs.mu.RLock()
 	if !vs.dirty {
@@ -357,8 +359,9 @@ func (vs *vectors) save(file string) error {
 		return nil
 	}
 	gen := vs.gen
-	data := vs.encode()
+	notes := vs.snapshot()
 	vs.mu.RUnlock()
+	data := encodeNotes(vs.model, vs.dims, notes)
 	if err := writeFileAtomic(file, data); err != nil {
 		return fmt.Errorf("save vectors: %w", err)
 	}
@@ -370,36 +373,56 @@ func (vs *vectors) save(file string) error {
 	return nil
 }
 
-// encode is the file's bytes (the caller holds mu), built in one buffer
-// of the exact size: a buffer left to grow by doubling held up to three
-// times the file (about 50 MB at 100,000 notes) at every save during a
-// build, on top of the build's own peak.
-func (vs *vectors) encode() []byte {
-	paths := make([]string, 0, len(vs.notes))
-	size := len(vecMagic) + 4 + 4 + 1 + strSize(vs.model) + 4 + 4
+// savedNote is a note as a save takes it: its vecNote (whose version,
+// chunks and scales never change once set) and its rows in the arena.
+// The rows stay as they are after the lock is let go: the arena only
+// adds rows after its last, and a compaction writes a new arena.
+type savedNote struct {
+	path string
+	n    *vecNote
+	rows []float32
+}
+
+// snapshot is every note, by path (the caller holds mu).
+func (vs *vectors) snapshot() []savedNote {
+	out := make([]savedNote, 0, len(vs.notes))
 	for p, n := range vs.notes {
-		paths = append(paths, p)
-		size += 4 + strSize(p) + strSize(n.version) + 4 + 4
-		for _, c := range n.chunks {
-			size += 4 + 4 + strSize(c.Heading) + 4 + vs.dims
+		sp := vs.spans[n.span]
+		out = append(out, savedNote{path: p, n: n, rows: vs.arena.at(sp.block, sp.start, sp.rows)})
+	}
+	return out
+}
+
+// encode is the file's bytes (the caller holds mu).
+func (vs *vectors) encode() []byte { return encodeNotes(vs.model, vs.dims, vs.snapshot()) }
+
+// encodeNotes is the file of notes, built in one buffer of the exact
+// size: a buffer left to grow by doubling held up to three times the file
+// (about 50 MB at 100,000 notes) at every save during a build, on top of
+// the build's own peak.
+func encodeNotes(model string, dims int, notes []savedNote) []byte {
+	sort.Slice(notes, func(i, j int) bool { return notes[i].path < notes[j].path })
+	size := len(vecMagic) + 4 + 4 + 1 + strSize(model) + 4 + 4
+	for _, sn := range notes {
+		size += 4 + strSize(sn.path) + strSize(sn.n.version) + 4 + 4
+		for _, c := range sn.n.chunks {
+			size += 4 + 4 + strSize(c.Heading) + 4 + dims
 		}
 	}
-	sort.Strings(paths)
 	le := binary.LittleEndian
 	b := make([]byte, 0, size)
 	b = append(b, vecMagic...)
 	b = le.AppendUint32(b, vecFormat)
-	b = le.AppendUint32(b, uint32(vs.dims))
+	b = le.AppendUint32(b, uint32(dims))
 	b = append(b, quantInt8)
-	b = appendStr(b, vs.model)
-	b = le.AppendUint32(b, uint32(len(paths)))
+	b = appendStr(b, model)
+	b = le.AppendUint32(b, uint32(len(notes)))
 	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
-	for _, p := range paths {
-		n := vs.notes[p]
-		sp := vs.spans[n.span]
+	for _, sn := range notes {
+		n := sn.n
 		at := len(b)
 		b = append(b, 0, 0, 0, 0) // the record's length, set below
-		b = appendStr(b, p)
+		b = appendStr(b, sn.path)
 		b = appendStr(b, n.version)
 		b = le.AppendUint32(b, uint32(len(n.chunks)))
 		for i, c := range n.chunks {
@@ -407,9 +430,8 @@ func (vs *vectors) encode() []byte {
 			b = le.AppendUint32(b, uint32(c.End))
 			b = appendStr(b, c.Heading)
 			b = le.AppendUint32(b, math.Float32bits(n.scale[i]))
-			row := vs.arena.at(sp.block, sp.start+int32(i), 1)
-			quantizeRow(b[len(b):len(b)+vs.dims], row, n.scale[i])
-			b = b[:len(b)+vs.dims]
+			quantizeRow(b[len(b):len(b)+dims], sn.rows[i*dims:(i+1)*dims], n.scale[i])
+			b = b[:len(b)+dims]
 		}
 		rec := b[at+4:]
 		le.PutUint32(b[at:], uint32(len(rec)))

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // benchVectors is n notes of 1 to 6 chunks of 100 random dimensions (3.5
@@ -77,4 +78,28 @@ func randomUnit(r *rand.Rand, dims int) []float32 {
 		v[i] /= float32(math.Sqrt(n))
 	}
 	return v
+}
+
+// Encoding the vector file, as every save does (go test ./search -run '^$'
+// -bench EncodeVectors), and the part of it under the lock, which every
+// write's Apply waits for (locked-ms).
+func BenchmarkEncodeVectors(b *testing.B) {
+	for _, n := range benchNotes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			vs := benchVectors(n)
+			var locked time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				vs.mu.RLock()
+				notes := vs.snapshot()
+				vs.mu.RUnlock()
+				locked += time.Since(t0)
+				if data := encodeNotes(vs.model, vs.dims, notes); len(data) == 0 {
+					b.Fatal("nothing encoded")
+				}
+			}
+			b.ReportMetric(float64(locked.Milliseconds())/float64(b.N), "locked-ms")
+		})
+	}
 }

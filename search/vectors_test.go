@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
@@ -103,6 +104,70 @@ func TestQuantizeRowGivesBackTheComponents(t *testing.T) {
 		quantizeRow(got, row, scale[i])
 		if !slices.Equal(got, q[i]) {
 			t.Fatalf("vector %d (scale %g): components %v, quantized %v", i, scale[i], got, q[i])
+		}
+	}
+}
+
+// A save encodes without the lock while notes are put, replaced and
+// removed (the race detector watches): every file saved loads, and each
+// note in it has the rows that were put for its version.
+func TestSaveWhileNotesChange(t *testing.T) {
+	defer func(b, c int) { arenaBlock, compactMin = b, c }(arenaBlock, compactMin)
+	const dims = 8
+	arenaBlock, compactMin = 16*dims, 4
+	vs := newVectors("test", dims)
+	vecsOf := func(version int) [][]float32 { // a version's vectors, the same every time
+		r := rand.New(rand.NewSource(int64(version)))
+		vecs := make([][]float32, 1+version%5)
+		for i := range vecs {
+			vecs[i] = randomUnit(r, dims)
+		}
+		return vecs
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r := rand.New(rand.NewSource(9))
+		for step := range 3000 {
+			p := fmt.Sprintf("n%d.md", r.Intn(30))
+			if r.Intn(5) == 0 {
+				vs.remove(p)
+				continue
+			}
+			vecs := vecsOf(step)
+			vs.put(p, fmt.Sprint(step), make([]Chunk, len(vecs)), vecs, nil)
+		}
+	}()
+	file := filepath.Join(t.TempDir(), "vectors.bin")
+	for saves := 0; ; saves++ {
+		select {
+		case <-done:
+			if saves == 0 {
+				t.Fatal("no save ran while the notes changed")
+			}
+			return
+		default:
+		}
+		vs.mu.Lock()
+		vs.dirty = true
+		vs.mu.Unlock()
+		if err := vs.save(file); err != nil {
+			t.Fatal(err)
+		}
+		got, err := loadVectors(file, "test", dims)
+		if err != nil {
+			t.Fatalf("save %d: %v", saves, err)
+		}
+		for p, n := range got.notes {
+			var version int
+			fmt.Sscan(n.version, &version)
+			scale, q := quantize(vecsOf(version), dims)
+			want := make([]float32, len(scale)*dims)
+			dequantize(want, scale, q, dims)
+			sp := got.spans[n.span]
+			if !slices.Equal(got.arena.at(sp.block, sp.start, sp.rows), want) {
+				t.Fatalf("save %d: %s (version %s): rows not those put", saves, p, n.version)
+			}
 		}
 	}
 }

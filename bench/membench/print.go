@@ -24,21 +24,7 @@ func printHeader(history string, settle time.Duration, noWatch bool) {
 // process's memory, then the live heap by owner, then the mappings.
 func printRuns(n int, runs []*result, sites int) {
 	fmt.Printf("### %d notes\n\n", n)
-	head := "| MiB |"
-	rule := "|---|"
-	for _, r := range runs {
-		head += " " + r.Start + " |"
-		rule += "---:|"
-	}
-	fmt.Println(head)
-	fmt.Println(rule)
-	row := func(label string, f func(r *result) string) {
-		s := "| " + label + " |"
-		for _, r := range runs {
-			s += " " + f(r) + " |"
-		}
-		fmt.Println(s)
-	}
+	row := startTable(runs)
 	secs := func(x float64) string { return fmt.Sprintf("%.1f s", x) }
 	row("vault hosted / index ready / vectors made", func(r *result) string {
 		return secs(r.Hosting) + " / " + secs(r.Indexed) + " / " + secs(r.Vectors)
@@ -88,6 +74,25 @@ func printRuns(n int, runs []*result, sites int) {
 	}
 }
 
+// startTable prints the head of a table with a column per run, and
+// returns what prints a row of it.
+func startTable(runs []*result) func(label string, f func(r *result) string) {
+	head, rule := "| MiB |", "|---|"
+	for _, r := range runs {
+		head += " " + r.Start + " |"
+		rule += "---:|"
+	}
+	fmt.Println(head)
+	fmt.Println(rule)
+	return func(label string, f func(r *result) string) {
+		s := "| " + label + " |"
+		for _, r := range runs {
+			s += " " + f(r) + " |"
+		}
+		fmt.Println(s)
+	}
+}
+
 // printWrites prints the burst of writes of each run that made one: the
 // process's memory after it, its own peak, and by owner at the peak of
 // the live heap.
@@ -102,19 +107,9 @@ func printWrites(runs []*result) {
 		return
 	}
 	fmt.Printf("Then %d writes (create and edit in turn), after the measurement:\n\n", ws[0].Writes.N)
-	head, rule := "| MiB |", "|---|"
-	for _, r := range ws {
-		head += " " + r.Start + " |"
-		rule += "---:|"
-	}
-	fmt.Println(head)
-	fmt.Println(rule)
+	runRow := startTable(ws)
 	row := func(label string, f func(w *writesResult) string) {
-		s := "| " + label + " |"
-		for _, r := range ws {
-			s += " " + f(r.Writes) + " |"
-		}
-		fmt.Println(s)
+		runRow(label, func(r *result) string { return f(r.Writes) })
 	}
 	row("writes took / collections meanwhile", func(w *writesResult) string { return fmt.Sprintf("%.1f s / %d", w.Seconds, w.GCs) })
 	row("**VmRSS after the writes**", func(w *writesResult) string { return mib(w.RSS) })
