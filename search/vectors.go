@@ -393,9 +393,6 @@ func (vs *vectors) snapshot() []savedNote {
 	return out
 }
 
-// encode is the file's bytes (the caller holds mu).
-func (vs *vectors) encode() []byte { return encodeNotes(vs.model, vs.dims, vs.snapshot()) }
-
 // encodeNotes is the file of notes, built in one buffer of the exact
 // size: a buffer left to grow by doubling held up to three times the file
 // (about 50 MB at 100,000 notes) at every save during a build, on top of

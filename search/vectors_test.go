@@ -171,3 +171,6 @@ func TestSaveWhileNotesChange(t *testing.T) {
 		}
 	}
 }
+
+// encode is the file's bytes, as a save writes them (the caller holds mu).
+func (vs *vectors) encode() []byte { return encodeNotes(vs.model, vs.dims, vs.snapshot()) }
