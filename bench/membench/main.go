@@ -98,7 +98,7 @@ func main() {
 		if st = strings.TrimSpace(st); st != "cold" && st != "warm" {
 			fail(fmt.Errorf("-starts: %q is neither cold nor warm", st))
 		}
-		startList = append(startList, strings.TrimSpace(st))
+		startList = append(startList, st)
 	}
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {

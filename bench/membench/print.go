@@ -116,17 +116,11 @@ func printWrites(runs []*result) {
 	row("**VmHWM of the writes**", func(w *writesResult) string { return mib(w.HWM) })
 	row("Go: peak live heap (sampled, 100 ms)", func(w *writesResult) string { return mib(w.PeakHeap) })
 	row("heap profile, all owners, at its peak", func(w *writesResult) string { return mib(total(w.PeakOwners)) })
-	var names []string
-	seen := map[string]bool{}
+	var peaks [][]owned
 	for _, r := range ws {
-		for _, o := range r.Writes.PeakOwners {
-			if !seen[o.Name] && o.Bytes >= 512<<10 {
-				seen[o.Name] = true
-				names = append(names, o.Name)
-			}
-		}
+		peaks = append(peaks, r.Writes.PeakOwners)
 	}
-	for _, name := range names {
+	for _, name := range ownersOver(peaks) {
 		row("heap: "+name, func(w *writesResult) string { return mib(ownerBytes(w.PeakOwners, name)) })
 	}
 	fmt.Println()
@@ -154,15 +148,23 @@ func printSites(when string, owners []owned, sites int) {
 // ownerNames lists the owners holding at least 0.5 MiB in some run,
 // steady or at the peak, in the first run's order.
 func ownerNames(runs []*result) []string {
+	var lists [][]owned
+	for _, r := range runs {
+		lists = append(lists, r.Owners, r.PeakOwners)
+	}
+	return ownersOver(lists)
+}
+
+// ownersOver lists the owners holding at least 0.5 MiB in one of lists,
+// in the order first met.
+func ownersOver(lists [][]owned) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, r := range runs {
-		for _, list := range [][]owned{r.Owners, r.PeakOwners} {
-			for _, o := range list {
-				if !seen[o.Name] && o.Bytes >= 512<<10 {
-					seen[o.Name] = true
-					out = append(out, o.Name)
-				}
+	for _, list := range lists {
+		for _, o := range list {
+			if !seen[o.Name] && o.Bytes >= 512<<10 {
+				seen[o.Name] = true
+				out = append(out, o.Name)
 			}
 		}
 	}

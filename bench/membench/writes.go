@@ -26,10 +26,9 @@ type writesResult struct {
 }
 
 // writeBurst makes k writes as servebench does, create_note and
-// edit_note (an append to a generated note) in turn, through the vault's
-// API, and measures the process meanwhile; the edits go to the notes
-// generated (notes of them). With profile set it writes
-// the heap profile at the burst's peak there.
+// edit_note (an append to one of the notes generated, notes of them) in
+// turn, through the vault's API, and measures the process meanwhile.
+// With profile set it writes the heap profile at the burst's peak there.
 func writeBurst(v *vault.Vault, k, notes int, profile string) (*writesResult, error) {
 	// Writing 5 resets VmHWM (Linux ≥ 4.0): the burst's peak, not the
 	// build's.
