@@ -143,11 +143,14 @@ func child(dir string, o childOptions) error {
 		r.RSSFreed = st["VmRSS"]
 	}
 	if o.writes > 0 {
-		profile := ""
+		profile, cpu := "", ""
 		if o.heapProfile != "" {
 			profile = strings.TrimSuffix(o.heapProfile, ".pprof") + "-writes-peak.pprof"
 		}
-		if r.Writes, err = writeBurst(v, o.writes, o.generated, profile); err != nil {
+		if o.cpuProfile != "" {
+			cpu = strings.TrimSuffix(o.cpuProfile, ".pprof") + "-writes.pprof"
+		}
+		if r.Writes, err = writeBurst(v, o.writes, o.generated, profile, cpu); err != nil {
 			return err
 		}
 	}

@@ -63,7 +63,7 @@ func main() {
 	settle := flag.Duration("settle", 5*time.Second, "after the index is complete, wait this long for background work (Bleve's merges, saves) before measuring")
 	sites := flag.Int("sites", 3, "allocation sites listed under each owner")
 	noWatch := flag.Bool("no-watch", false, "host without the file watcher (serve --no-watch)")
-	cpuDir := flag.String("cpuprofile", "", "write each run's CPU profile, from its start until the index is complete, into this folder")
+	cpuDir := flag.String("cpuprofile", "", "write each run's CPU profile, from its start until the index is complete, into this folder (and the burst of -writes' beside it, -writes.pprof)")
 	writes := flag.Int("writes", 0, "after the measurement, make this many writes (create_note and edit_note in turn, as servebench) and measure the burst")
 	open := flag.String("open", "", "internal: host this vault in this process, measure, print JSON")
 	flag.Parse()

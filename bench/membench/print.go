@@ -112,6 +112,8 @@ func printWrites(runs []*result) {
 		runRow(label, func(r *result) string { return f(r.Writes) })
 	}
 	row("writes took / collections meanwhile", func(w *writesResult) string { return fmt.Sprintf("%.1f s / %d", w.Seconds, w.GCs) })
+	row("create p50 / p99", func(w *writesResult) string { return fmt.Sprintf("%.1f / %.1f ms", w.Create[0], w.Create[1]) })
+	row("edit p50 / p99", func(w *writesResult) string { return fmt.Sprintf("%.1f / %.1f ms", w.Edit[0], w.Edit[1]) })
 	row("**VmRSS after the writes**", func(w *writesResult) string { return mib(w.RSS) })
 	row("**VmHWM of the writes**", func(w *writesResult) string { return mib(w.HWM) })
 	row("Go: peak live heap (sampled, 100 ms)", func(w *writesResult) string { return mib(w.PeakHeap) })
