@@ -134,7 +134,15 @@ func (s *Store) updateIndex(wl *writeLock, idxLock *gitLock, st *indexState, hea
 	if st.parsed == nil || len(st.parsed.data) < deferIndexBytes || wl.f == nil {
 		return s.writeIndex(idxLock, st, changes, blobs)
 	}
-	p := &pendingIndex{wl: wl, lock: idxLock, base: st.parsed, updates: map[string]indexUpdate{},
+	// The writer's first splice reuses the buffers of the index before
+	// last, as a commit's own splice does: at 100,000 notes a new 13 MB
+	// index and 3 MB of spans per index write were most of a burst's
+	// garbage.
+	spare := s.idxSpare
+	if spare == st.parsed {
+		spare = nil // never write into the index being read
+	}
+	p := &pendingIndex{wl: wl, lock: idxLock, base: st.parsed, spare: spare, updates: map[string]indexUpdate{},
 		since: time.Now(), hurry: make(chan struct{}), done: make(chan struct{})}
 	p.add(s.indexUpdates(changes, blobs))
 	wl.indexBase, wl.landed = head, commit
