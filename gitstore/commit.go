@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -249,24 +247,19 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 // stageCommit stages the blobs (stageBlobs), the changed trees and the
 // commit.
 func (s *Store) stageCommit(pc *pendingCommit) error {
-	var tree *object.Tree
+	rootHash := plumbing.ZeroHash
 	if !pc.head.IsZero() {
-		hc, err := s.repo.CommitObject(pc.head)
+		hc, err := readCommit(s.repo.Storer, pc.head)
 		if err != nil {
 			return fmt.Errorf("read HEAD commit: %w", err)
 		}
-		if tree, err = s.repo.TreeObject(hc.TreeHash); err != nil {
-			return fmt.Errorf("read HEAD tree: %w", err)
-		}
+		rootHash = hc.tree
 	}
-	if err := s.stageBlobs(pc, tree); err != nil {
+	// The trees along the changed paths, read once for both steps.
+	w := newRawWalker(s.repo.Storer)
+	if err := s.stageBlobs(pc, w, rootHash); err != nil {
 		return err
 	}
-	rootHash := plumbing.ZeroHash
-	if tree != nil {
-		rootHash = tree.Hash
-	}
-	w := &treeWalker{repo: s.repo, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
 	newRoot, err := s.editTree(w, pc.batch, rootHash, pc.req.Changes, pc.blobs)
 	if err != nil {
 		return fmt.Errorf("commit: build tree: %w", err)
@@ -295,7 +288,7 @@ func (s *Store) stageCommit(pc *pendingCommit) error {
 // stageBlobs checks each change against its expected version and the work
 // tree, and stages the new blobs. ErrNothingToCommit: every change leaves
 // its path as it is.
-func (s *Store) stageBlobs(pc *pendingCommit, tree *object.Tree) error {
+func (s *Store) stageBlobs(pc *pendingCommit, w *rawWalker, root plumbing.Hash) error {
 	pc.blobs, pc.before, pc.unchanged = map[string]plumbing.Hash{}, map[string]plumbing.Hash{}, map[string]bool{}
 	changed := false
 	for _, c := range pc.req.Changes {
@@ -310,9 +303,13 @@ func (s *Store) stageBlobs(pc *pendingCommit, tree *object.Tree) error {
 			}
 		}
 		committedBlob := plumbing.ZeroHash
-		if tree != nil && committed {
-			if e, err := tree.FindEntry(c.Path); err == nil {
-				committedBlob = e.Hash
+		if !root.IsZero() && committed {
+			e, found, err := w.find(root, c.Path)
+			if err != nil {
+				return fmt.Errorf("commit: %s: %w", c.Path, err)
+			}
+			if found {
+				committedBlob = e.hash
 			}
 		}
 		pc.before[c.Path] = committedBlob
@@ -490,83 +487,6 @@ func blobHash(data []byte) plumbing.Hash {
 	var out plumbing.Hash
 	copy(out[:], h.Sum(nil))
 	return out
-}
-
-// editTree returns the hash of the tree at h with the changes applied,
-// writing every new tree object. ZeroHash means the result is empty.
-func (s *Store) editTree(w *treeWalker, b *batch, h plumbing.Hash, changes []Change, blobs map[string]plumbing.Hash) (plumbing.Hash, error) {
-	type sub struct{ changes []Change }
-	entries := map[string]object.TreeEntry{}
-	if !h.IsZero() {
-		m, err := w.entries(h)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		for k, v := range m {
-			entries[k] = v
-		}
-	}
-	subs := map[string][]Change{}
-	for _, c := range changes {
-		head, rest, nested := strings.Cut(c.Path, "/")
-		if nested {
-			c.Path = rest
-			subs[head] = append(subs[head], c)
-			continue
-		}
-		if e, ok := entries[head]; ok && isTree(e) {
-			return plumbing.ZeroHash, fmt.Errorf("%s is a folder", head)
-		}
-		if c.Delete {
-			delete(entries, head)
-			continue
-		}
-		mode := filemode.Regular
-		if e, ok := entries[head]; c.Executable || (ok && e.Mode == filemode.Executable) {
-			mode = filemode.Executable
-		}
-		entries[head] = object.TreeEntry{Name: head, Mode: mode, Hash: blobs[c.Path]}
-	}
-	for name, cs := range subs {
-		var subHash plumbing.Hash
-		if e, ok := entries[name]; ok {
-			if !isTree(e) {
-				return plumbing.ZeroHash, fmt.Errorf("%s is a file, not a folder", name)
-			}
-			subHash = e.Hash
-		}
-		// Re-key blobs for the nested call.
-		nb := map[string]plumbing.Hash{}
-		for _, c := range cs {
-			nb[c.Path] = blobs[name+"/"+c.Path]
-		}
-		nh, err := s.editTree(w, b, subHash, cs, nb)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("%s/%w", name, err)
-		}
-		if nh.IsZero() {
-			delete(entries, name)
-		} else {
-			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: nh}
-		}
-	}
-	if len(entries) == 0 {
-		return plumbing.ZeroHash, nil
-	}
-	t := &object.Tree{}
-	for _, e := range entries {
-		t.Entries = append(t.Entries, e)
-	}
-	sort.Slice(t.Entries, func(i, j int) bool { return treeSortKey(t.Entries[i]) < treeSortKey(t.Entries[j]) })
-	return s.writeEncoded(b, t)
-}
-
-// treeSortKey orders entries as git does: folders compare as "name/".
-func treeSortKey(e object.TreeEntry) string {
-	if isTree(e) {
-		return e.Name + "/"
-	}
-	return e.Name
 }
 
 type encoder interface {

@@ -132,15 +132,11 @@ func (s *Store) FileHistory(path string, limit, maxCommits int) ([]CommitInfo, e
 }
 
 func (s *Store) entryHash(c *object.Commit, path string) plumbing.Hash {
-	t, err := s.repo.TreeObject(c.TreeHash)
-	if err != nil {
+	e, found, err := newRawWalker(s.repo.Storer).find(c.TreeHash, path)
+	if err != nil || !found {
 		return plumbing.ZeroHash
 	}
-	e, err := t.FindEntry(path)
-	if err != nil {
-		return plumbing.ZeroHash
-	}
-	return e.Hash
+	return e.hash
 }
 
 // ReadAt returns path's content in the given commit.
@@ -184,8 +180,16 @@ func (s *Store) Dirty(path string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if e, err := tree.FindEntry(path); err == nil {
-			committed = e.Hash
+		// Raw trees: go-git's would decode a folder of 1,000 notes into
+		// strings on every read of a note (Vault.GetNote asks).
+		if tree != nil {
+			e, found, err := newRawWalker(s.repo.Storer).find(tree.Hash, path)
+			if err != nil {
+				return false, err
+			}
+			if found {
+				committed = e.hash
+			}
 		}
 	}
 	clean, err := s.diskMatches(path, committed)

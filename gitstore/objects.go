@@ -163,6 +163,7 @@ func (s *Store) stageObject(b *batch, t plumbing.ObjectType, data []byte) (plumb
 		return h, nil
 	}
 	var buf bytes.Buffer
+	buf.Grow(len(data)/2 + 64) // grown once more at most: text deflates to under half
 	zw := zlibWriters.Get().(*zlib.Writer)
 	zw.Reset(&buf)
 	zw.Write([]byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00"))

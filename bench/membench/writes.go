@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
@@ -34,7 +35,8 @@ type writesResult struct {
 // writeBurst makes k writes as servebench does, create_note and
 // edit_note (an append to one of the notes generated, notes of them) in
 // turn, through the vault's API, and measures the process meanwhile.
-// With profile set it writes the heap profile at the burst's peak there,
+// With profile set it writes the heap profile at the burst's peak there
+// and the one at its end beside it (-writes-end),
 // with cpuProfile set the burst's CPU profile.
 func writeBurst(v *vault.Vault, k, notes int, profile, cpuProfile string) (*writesResult, error) {
 	// Writing 5 resets VmHWM (Linux ≥ 4.0): the burst's peak, not the
@@ -92,6 +94,13 @@ func writeBurst(v *vault.Vault, k, notes int, profile, cpuProfile string) (*writ
 	r.RSS, r.HWM = st["VmRSS"], st["VmHWM"]
 	if profile != "" && sm.peakProfile != nil {
 		if err := os.WriteFile(profile, sm.peakProfile, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if profile != "" {
+		// What the burst allocated: go tool pprof -sample_index=alloc_space
+		// -base <the steady profile> <this one>.
+		if err := writeHeapProfile(strings.Replace(profile, "-writes-peak", "-writes-end", 1)); err != nil {
 			return nil, err
 		}
 	}
