@@ -3,6 +3,7 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,11 +56,8 @@ func (v *Vault) DuplicateIDs() []IDCopy {
 // the paths alone gives the same answer on every clone at any time: two
 // clones repairing the same pair at once make the same change, which
 // merges cleanly.
-func idOrder(set map[string]bool) []string {
-	paths := make([]string, 0, len(set))
-	for p := range set {
-		paths = append(paths, p)
-	}
+func idOrder(set []string) []string {
+	paths := slices.Clone(set)
 	sort.Slice(paths, func(i, j int) bool {
 		return strings.TrimSuffix(paths[i], ".md") < strings.TrimSuffix(paths[j], ".md")
 	})

@@ -150,7 +150,7 @@ func TestDoctorReportsACopiedIDAndFixRepairsIt(t *testing.T) {
 }
 
 func TestIDOrderPutsTheOriginalBeforeItsCopies(t *testing.T) {
-	set := map[string]bool{"a/Pricing 1.md": true, "a/Pricing copy.md": true, "a/Pricing.md": true, "a/Ab.md": true}
+	set := []string{"a/Pricing 1.md", "a/Pricing copy.md", "a/Pricing.md", "a/Ab.md"}
 	got := idOrder(set)
 	if want := []string{"a/Ab.md", "a/Pricing.md", "a/Pricing 1.md", "a/Pricing copy.md"}; !slices.Equal(got, want) {
 		t.Fatalf("idOrder = %q, want %q", got, want)

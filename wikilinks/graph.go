@@ -78,15 +78,15 @@ type Edge struct {
 type Graph struct {
 	mu    sync.RWMutex
 	notes map[string]*Note
-	names map[string]map[string]bool   // cairn's names: title, alias, folded (see nameKeys) → ids
-	files map[string]map[string]string // lower-cased file name → path → note id ("" for another file)
-	refs  map[string]map[string]bool   // link key (see linkKeys) → ids of notes with such a link
+	names map[string]set           // cairn's names: title, alias, folded (see nameKeys) → ids
+	files map[string]small[string] // lower-cased file name → path → note id ("" for another file)
+	refs  map[string]set           // link key (see linkKeys) → ids of notes with such a link
 }
 
 // New returns an empty graph.
 func New() *Graph {
-	return &Graph{notes: map[string]*Note{}, names: map[string]map[string]bool{},
-		files: map[string]map[string]string{}, refs: map[string]map[string]bool{}}
+	return &Graph{notes: map[string]*Note{}, names: map[string]set{},
+		files: map[string]small[string]{}, refs: map[string]set{}}
 }
 
 // Fold lower-cases s and removes its accents: "École" → "ecole".
@@ -152,38 +152,17 @@ func linkKeys(target string) ([2]string, int) {
 	return [2]string{name, whole}, 2
 }
 
-func add(m map[string]map[string]bool, k, id string) {
-	if m[k] == nil {
-		m[k] = map[string]bool{}
-	}
-	m[k][id] = true
-}
+func add(m map[string]set, k, id string) { put(m, k, id, struct{}{}) }
 
-func del(m map[string]map[string]bool, k, id string) {
-	if s := m[k]; s != nil {
-		delete(s, id)
-		if len(s) == 0 {
-			delete(m, k)
-		}
-	}
-}
+func del(m map[string]set, k, id string) { drop(m, k, id) }
 
-func addFile(m map[string]map[string]string, path, id string) {
+func addFile(m map[string]small[string], path, id string) { put(m, fileKey(path), path, id) }
+
+func delFile(m map[string]small[string], path, id string) {
 	k := fileKey(path)
-	if m[k] == nil {
-		m[k] = map[string]string{}
-	}
-	m[k][path] = id
-}
-
-func delFile(m map[string]map[string]string, path, id string) {
-	k := fileKey(path)
-	if s := m[k]; s != nil {
-		if cur, ok := s[path]; ok && cur == id {
-			delete(s, path)
-		}
-		if len(s) == 0 {
-			delete(m, k)
+	if s, ok := m[k]; ok {
+		if cur, ok := s.get(path); ok && cur == id {
+			drop(m, k, path)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package wikilinks
 
 import (
+	"iter"
 	"strings"
 )
 
@@ -9,8 +10,8 @@ import (
 // everything).
 type view struct {
 	note    func(id string) *Note
-	names   func(key string) map[string]bool
-	files   func(key string) map[string]string
+	names   func(key string) iter.Seq[string]          // ids
+	files   func(key string) iter.Seq2[string, string] // path → id
 	visible Visible
 	// notesOnly leaves out files that are not notes (a ref names a note).
 	notesOnly bool
@@ -19,8 +20,8 @@ type view struct {
 func (g *Graph) view(visible Visible) view {
 	return view{
 		note:    func(id string) *Note { return g.notes[id] },
-		names:   func(k string) map[string]bool { return g.names[k] },
-		files:   func(k string) map[string]string { return g.files[k] },
+		names:   func(k string) iter.Seq[string] { return g.names[k].keys() },
+		files:   func(k string) iter.Seq2[string, string] { return g.files[k].all() },
 		visible: visible,
 	}
 }
@@ -173,7 +174,7 @@ func (g *Graph) Incoming(id string, visible Visible) []Edge {
 	sources := map[string]bool{}
 	for _, k := range noteKeys(n) {
 		keys[k] = true
-		for src := range g.refs[k] {
+		for src := range g.refs[k].keys() {
 			sources[src] = true
 		}
 	}

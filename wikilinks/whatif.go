@@ -1,5 +1,10 @@
 package wikilinks
 
+import (
+	"iter"
+	"maps"
+)
+
 // Shift is a link whose resolution a planned change would alter.
 type Shift struct {
 	From   string     `json:"from"`
@@ -45,7 +50,7 @@ func (g *Graph) WhatIfMoved(set []Note, removed []string, files map[string]strin
 	var out []Shift
 	sources := map[string]bool{}
 	for k := range p.keys {
-		for src := range g.refs[k] {
+		for src := range g.refs[k].keys() {
 			if !p.changing[src] {
 				sources[src] = true
 			}
@@ -116,7 +121,7 @@ func (g *Graph) plan(set []Note, removed []string, files map[string]string) *pla
 			return ids
 		}
 		ids := map[string]bool{}
-		for id := range g.names[k] {
+		for id := range g.names[k].keys() {
 			ids[id] = true
 		}
 		p.names[k] = ids
@@ -128,7 +133,7 @@ func (g *Graph) plan(set []Note, removed []string, files map[string]string) *pla
 			return m
 		}
 		m := map[string]string{}
-		for fp, id := range g.files[k] {
+		for fp, id := range g.files[k].all() {
 			m[fp] = id
 		}
 		p.files[k] = m
@@ -183,17 +188,17 @@ func (p *plan) after(visible Visible) view {
 			}
 			return p.g.notes[id]
 		},
-		names: func(k string) map[string]bool {
+		names: func(k string) iter.Seq[string] {
 			if ids, ok := p.names[k]; ok {
-				return ids
+				return maps.Keys(ids)
 			}
-			return p.g.names[k]
+			return p.g.names[k].keys()
 		},
-		files: func(k string) map[string]string {
+		files: func(k string) iter.Seq2[string, string] {
 			if m, ok := p.files[k]; ok {
-				return m
+				return maps.All(m)
 			}
-			return p.g.files[k]
+			return p.g.files[k].all()
 		},
 		visible: visible,
 	}
