@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -361,8 +362,8 @@ func (vs *vectors) save(file string) error {
 	gen := vs.gen
 	notes := vs.snapshot()
 	vs.mu.RUnlock()
-	data := encodeNotes(vs.model, vs.dims, notes)
-	if err := writeFileAtomic(file, data); err != nil {
+	err := writeFileWith(file, func(w io.Writer) error { return writeNotes(w, vs.model, vs.dims, notes) })
+	if err != nil {
 		return fmt.Errorf("save vectors: %w", err)
 	}
 	vs.mu.Lock()
@@ -393,21 +394,14 @@ func (vs *vectors) snapshot() []savedNote {
 	return out
 }
 
-// encodeNotes is the file of notes, built in one buffer of the exact
-// size: a buffer left to grow by doubling held up to three times the file
-// (about 50 MB at 100,000 notes) at every save during a build, on top of
-// the build's own peak.
-func encodeNotes(model string, dims int, notes []savedNote) []byte {
+// writeNotes writes the file of notes to w, one record at a time through
+// a buffer of the largest record's size: the file built whole in memory
+// (44 MiB at 100,000 notes) sat on top of a build's peak at every save
+// during the build, and was a sixth of that peak (issue 16).
+func writeNotes(w io.Writer, model string, dims int, notes []savedNote) error {
 	sort.Slice(notes, func(i, j int) bool { return notes[i].path < notes[j].path })
-	size := len(vecMagic) + 4 + 4 + 1 + strSize(model) + 4 + 4
-	for _, sn := range notes {
-		size += 4 + strSize(sn.path) + strSize(sn.n.version) + 4 + 4
-		for _, c := range sn.n.chunks {
-			size += 4 + 4 + strSize(c.Heading) + 4 + dims
-		}
-	}
 	le := binary.LittleEndian
-	b := make([]byte, 0, size)
+	b := make([]byte, 0, 64<<10)
 	b = append(b, vecMagic...)
 	b = le.AppendUint32(b, vecFormat)
 	b = le.AppendUint32(b, uint32(dims))
@@ -415,9 +409,16 @@ func encodeNotes(model string, dims int, notes []savedNote) []byte {
 	b = appendStr(b, model)
 	b = le.AppendUint32(b, uint32(len(notes)))
 	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
 	for _, sn := range notes {
 		n := sn.n
-		at := len(b)
+		size := 4 + strSize(sn.path) + strSize(n.version) + 4 + 4
+		for _, c := range n.chunks {
+			size += 4 + 4 + strSize(c.Heading) + 4 + dims
+		}
+		b = slices.Grow(b[:0], size)
 		b = append(b, 0, 0, 0, 0) // the record's length, set below
 		b = appendStr(b, sn.path)
 		b = appendStr(b, n.version)
@@ -430,11 +431,14 @@ func encodeNotes(model string, dims int, notes []savedNote) []byte {
 			quantizeRow(b[len(b):len(b)+dims], sn.rows[i*dims:(i+1)*dims], n.scale[i])
 			b = b[:len(b)+dims]
 		}
-		rec := b[at+4:]
-		le.PutUint32(b[at:], uint32(len(rec)))
+		rec := b[4:]
+		le.PutUint32(b, uint32(len(rec)))
 		b = le.AppendUint32(b, crc32.ChecksumIEEE(rec))
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
 	}
-	return b
+	return nil
 }
 
 // strSize is what appendStr adds for s.
