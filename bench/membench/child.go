@@ -100,6 +100,7 @@ func child(dir string, o childOptions) error {
 	}
 	r := &result{Notes: v.NoteCount(), GOGC: os.Getenv("GOGC"), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	r.Hosting = time.Since(t0).Seconds()
+	fmt.Fprintf(os.Stderr, "membench: %s hosted after %.1f s\n", root, r.Hosting)
 	ix, err := v.SearchIndex()
 	if err != nil {
 		return err
