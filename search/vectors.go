@@ -397,7 +397,7 @@ func (vs *vectors) snapshot() []savedNote {
 // writeNotes writes the file of notes to w, one record at a time through
 // a buffer of the largest record's size: the file built whole in memory
 // (44 MiB at 100,000 notes) sat on top of a build's peak at every save
-// during the build, and was a sixth of that peak (issue 16).
+// during the build (issue 16).
 func writeNotes(w io.Writer, model string, dims int, notes []savedNote) error {
 	sort.Slice(notes, func(i, j int) bool { return notes[i].path < notes[j].path })
 	le := binary.LittleEndian
