@@ -28,16 +28,12 @@ type manifest struct {
 // marshalled whole, it was 16 MiB at 100,000 notes, held at every save
 // during a build on top of the build's peak (issue 16).
 func (m *manifest) write(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, `{"format":%d,"seq":%d,"docs":`, m.Format, m.Seq); err != nil {
-		return err
-	}
+	b := fmt.Appendf(nil, `{"format":%d,"seq":%d,"docs":`, m.Format, m.Seq)
 	if m.Docs == nil {
-		if _, err := io.WriteString(w, "null"); err != nil {
-			return err
-		}
+		b = append(b, "null"...)
 	} else {
-		paths := slices.Sorted(maps.Keys(m.Docs))
-		for i, p := range paths {
+		b = append(b, '{')
+		for i, p := range slices.Sorted(maps.Keys(m.Docs)) {
 			key, err := json.Marshal(p)
 			if err != nil {
 				return err
@@ -46,33 +42,27 @@ func (m *manifest) write(w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			sep := byte(',')
-			if i == 0 {
-				sep = '{'
+			if i > 0 {
+				b = append(b, ',')
 			}
-			if _, err := w.Write(append(append(append([]byte{sep}, key...), ':'), doc...)); err != nil {
-				return err
-			}
-		}
-		if len(paths) == 0 {
-			if _, err := io.WriteString(w, "{"); err != nil {
-				return err
+			b = append(append(append(b, key...), ':'), doc...)
+			if len(b) >= 64<<10 {
+				if _, err := w.Write(b); err != nil {
+					return err
+				}
+				b = b[:0]
 			}
 		}
-		if _, err := io.WriteString(w, "}"); err != nil {
-			return err
-		}
+		b = append(b, '}')
 	}
 	if len(m.Refresh) > 0 {
 		refresh, err := json.Marshal(m.Refresh)
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(append([]byte(`,"refresh":`), refresh...)); err != nil {
-			return err
-		}
+		b = append(append(b, `,"refresh":`...), refresh...)
 	}
-	_, err := io.WriteString(w, "}")
+	_, err := w.Write(append(b, '}'))
 	return err
 }
 
