@@ -45,6 +45,10 @@ type result struct {
 	// Sampled every 100 ms from the start until the measurement.
 	PeakHeap uint64 `json:"peakHeap"`
 	PeakRSS  uint64 `json:"peakRss"`
+	// PeakAnon and PeakFile are RssAnon and RssFile at the sample of the
+	// largest VmRSS: the Go heap's share of the peak, and the files'.
+	PeakAnon uint64 `json:"peakAnon"`
+	PeakFile uint64 `json:"peakFile"`
 	// PeakOwners is the heap profile's breakdown when its live total was
 	// largest (sampled every second).
 	PeakOwners []owned `json:"peakOwners"`
@@ -114,6 +118,7 @@ func child(dir string, o childOptions) error {
 	time.Sleep(o.settle)
 	sampler.end()
 	r.PeakHeap, r.PeakRSS, r.PeakOwners = sampler.heap, sampler.rss, sampler.owners
+	r.PeakAnon, r.PeakFile = sampler.anon, sampler.file
 	if st, err := readStatus(); err == nil {
 		r.RSSSettled = st["VmRSS"]
 	}
@@ -210,6 +215,7 @@ type sampler struct {
 	done chan struct{}
 
 	heap, rss, live uint64
+	anon, file      uint64 // RssAnon and RssFile when VmRSS was rss
 	owners          []owned
 	// peakProfile is the heap profile (pprof format) when the live total
 	// was largest, kept when -heapprofile asks for profiles.
@@ -232,7 +238,9 @@ func (sm *sampler) run() {
 		metrics.Read(s)
 		st, _ := readStatus()
 		sm.heap = max(sm.heap, s[0].Value.Uint64())
-		sm.rss = max(sm.rss, st["VmRSS"])
+		if st["VmRSS"] > sm.rss {
+			sm.rss, sm.anon, sm.file = st["VmRSS"], st["RssAnon"], st["RssFile"]
+		}
 		if i%10 == 0 {
 			owners := attribute(heapRecords())
 			if live := total(owners); live > sm.live {

@@ -207,8 +207,13 @@ func runChild(dir, start string, n int, settle time.Duration, heapDir, cpuDir st
 	}
 	cmd := exec.Command(self, args...)
 	// A finer sampling than the default 512 KiB, from the first
-	// allocation: owners of a few MiB are then told apart.
-	cmd.Env = append(os.Environ(), "GODEBUG=memprofilerate="+strconv.Itoa(profileRate))
+	// allocation: owners of a few MiB are then told apart. A GODEBUG of
+	// the caller's (gctrace=1, say) is kept beside it.
+	debugVars := "memprofilerate=" + strconv.Itoa(profileRate)
+	if d := os.Getenv("GODEBUG"); d != "" {
+		debugVars = d + "," + debugVars
+	}
+	cmd.Env = append(os.Environ(), "GODEBUG="+debugVars)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = os.Stderr

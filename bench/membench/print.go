@@ -39,6 +39,7 @@ func printRuns(n int, runs []*result, sites int) {
 	})
 	row("VmRSS after debug.FreeOSMemory", func(r *result) string { return mib(r.RSSFreed) })
 	row("RssAnon / RssFile", func(r *result) string { return mib(r.Status["RssAnon"]) + " / " + mib(r.Status["RssFile"]) })
+	row("RssAnon / RssFile at the largest VmRSS sampled (100 ms)", func(r *result) string { return mib(r.PeakAnon) + " / " + mib(r.PeakFile) })
 	row("Go: all memory mapped by the runtime", mt("/memory/classes/total:bytes"))
 	row("Go: live heap (objects)", mt("/memory/classes/heap/objects:bytes"))
 	row("Go: heap free, not yet returned", mt("/memory/classes/heap/free:bytes"))
