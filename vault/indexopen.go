@@ -79,6 +79,13 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 		SearchLog("search index: %v", err)
 	}
 	emb, notice := v.searchEmbedder()
+	// A build's collector setting lasts until what the build left is
+	// returned below: the save that follows the build allocates, and with
+	// the setting restored first, the heap grew into the default's
+	// headroom there, the build's highest point (issue 16:
+	// docs/benchmarks.md, "The end of a build").
+	restore := func() {}
+	defer func() { restore() }()
 	ix, err := search.Open(v.indexDir(), v.indexOptions(emb, 0))
 	if err == nil {
 		v.srch.ix.Store(ix)
@@ -87,12 +94,10 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	if err == nil {
 		b := &firstBuild{ix: ix, started: announce}
 		v.srch.build.Store(b)
-		restore := func() {}
 		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
 			restore = leanGC()
 		}
 		err = v.syncIndex(true)
-		restore()
 		v.srch.build.Store(nil)
 		if err == nil {
 			ix.QueueMissingVectors()
@@ -120,7 +125,14 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	// (issue 16 measured 50 to 110 MiB of it at 10,000 notes). Once per
 	// open, after the searches waiting were let go.
 	debug.FreeOSMemory()
+	if openedHook != nil {
+		openedHook()
+	}
 }
+
+// openedHook, set by tests only, runs at the end of an index's open,
+// before a build's collector setting is restored.
+var openedHook func()
 
 // openIndexEarly starts the index's open now, while Open loads the
 // catalog (Options.OpenIndex); the open syncs the index with the notes

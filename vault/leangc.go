@@ -19,15 +19,18 @@ import (
 // The build costs more collections: no difference could be told from the
 // noise at 10,000 notes, 159 → 207 s at 100,000 in one back-to-back run
 // (docs/benchmarks.md, "Nothing slower"); at 25 % the 10,000-note build
-// took 11.7–13.8 s.
+// took 11.7–13.8 s. Once the other cuts had lowered the steady state, 50 %
+// left the 10,000-note peak at 1.45–1.58× it; 40 % gives 1.39–1.49× for a
+// build no slower (8.2–9.1 s against 8.1–9.4 s, interleaved runs; 35 %
+// took 8.7–10.8 s: docs/benchmarks.md, "The end of a build").
 //
-// In a big vault 50 % is still hundreds of MiB of headroom on top of the
+// In a big vault 40–50 % is still hundreds of MiB of headroom on top of the
 // build's working set: at 100,000 notes the peak was 1.65–1.80× the
 // steady state. Once the live heap passes bigHeap, a build collects at
 // 25 %: 1.42× at 100,000 notes, for a build 11–37 % longer
 // (docs/benchmarks.md, "The arena in blocks, and a big vault's build at
 // 25 %"). A 10,000-note build's live heap stays under 100 MiB, so it
-// keeps 50 % and its speed.
+// keeps 40 % and its speed.
 //
 // Outside builds the default, 100 %, lets a big server's heap grow to
 // twice its live heap under a burst of writes: 1.2–1.6 GiB at 100,000
@@ -40,7 +43,7 @@ import (
 // A person's own GOGC wins: with GOGC in the environment the setting is
 // never touched.
 const (
-	buildGCPercent    = 50
+	buildGCPercent    = 40
 	bigBuildGCPercent = 25
 	bigGCPercent      = 50
 )

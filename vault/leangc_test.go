@@ -1,8 +1,10 @@
 package vault
 
 import (
+	"os"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // gcPercent reads the collector's setting (SetGCPercent is its only
@@ -38,7 +40,7 @@ func wantPercent(t *testing.T, when string, want int) {
 	}
 }
 
-// Builds collect at 50 % growth while any runs, and the setting comes
+// Builds collect at 40 % growth while any runs, and the setting comes
 // back after the last; a person's GOGC is left alone.
 func TestLeanGCDuringBuilds(t *testing.T) {
 	withGC(t)
@@ -107,4 +109,37 @@ func TestFollowHeapReadsTheLiveHeap(t *testing.T) {
 	bigHeap = 1 << 62
 	followHeap()
 	wantPercent(t, "a live heap far under the line", 100)
+}
+
+// A first build's collector setting lasts until the open has saved what it
+// built and returned the freed heap: restored before the save, it let the
+// heap grow into the default's headroom there, the build's highest point
+// at 100,000 notes.
+func TestAFirstBuildCollectsLeanUntilItsOpenEnds(t *testing.T) {
+	withGC(t)
+	bigHeap = 1 << 62 // a small vault: the build's 40 %
+	v, dir := sampleVault(t)
+	v.Close()
+	if err := os.RemoveAll(v.indexDir()); err != nil {
+		t.Fatal(err)
+	}
+	atEnd := make(chan int, 1)
+	openedHook = func() { atEnd <- gcPercent() }
+	t.Cleanup(func() { openedHook = nil })
+	v2, err := Open(dir, Options{Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if _, err := v2.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-atEnd:
+		if got != buildGCPercent {
+			t.Errorf("GOGC %d at the end of a first build's open, want the build's %d", got, buildGCPercent)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the index's open never ended")
+	}
 }
