@@ -393,7 +393,7 @@ func (s *Store) placeFiles(pc *pendingCommit) error {
 		if c.Absent {
 			continue // already gone, by hand
 		}
-		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(full); err != nil && !Missing(err) {
 			return fmt.Errorf("commit: remove %s: %w", c.Path, err)
 		}
 		removeEmptyParents(s.dir, filepath.Dir(full))
@@ -430,7 +430,7 @@ func (s *Store) recordCommit(pc *pendingCommit, subject string) {
 
 func (s *Store) diskMatches(path string, committed plumbing.Hash) (bool, error) {
 	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(path)))
-	if os.IsNotExist(err) {
+	if Missing(err) {
 		return committed.IsZero(), nil
 	}
 	if err != nil {

@@ -228,7 +228,7 @@ func (s *Store) commitDiff(head plumbing.Hash, c *object.Commit) ([]pathDiff, er
 		data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(out[i].path)))
 		if err == nil {
 			out[i].disk = blobHash(data)
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		} else if !Missing(err) {
 			return nil, fmt.Errorf("read %s: %w", out[i].path, err)
 		}
 	}

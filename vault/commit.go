@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -108,7 +107,7 @@ func (v *Vault) flushHuman(p string) error {
 	data, rerr := readFileNoFollow(v.abs(p))
 	ch := gitstore.Change{Path: p, Content: data, OnDisk: true}
 	switch {
-	case errors.Is(rerr, fs.ErrNotExist):
+	case gitstore.Missing(rerr):
 		ch = gitstore.Change{Path: p, Delete: true, Absent: true} // deleted by hand
 	case rerr != nil:
 		// Too large, a link, unreadable: never take it for a deletion.

@@ -3,7 +3,6 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -86,7 +85,7 @@ func (v *Vault) CommitOtherFiles(paths []string) (OtherFiles, error) {
 func (v *Vault) otherFileChange(p string) (*gitstore.Change, string, error) {
 	fi, err := os.Lstat(v.abs(p))
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case gitstore.Missing(err):
 		if _, tracked, _ := v.store.Version(p); tracked {
 			return &gitstore.Change{Path: p, Delete: true, Absent: true}, "", nil
 		}

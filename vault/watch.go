@@ -309,7 +309,7 @@ func (v *Vault) commitHandEdits(paths []string) error {
 		}
 		data, rerr := readFileNoFollow(v.abs(p))
 		switch {
-		case errors.Is(rerr, fs.ErrNotExist):
+		case gitstore.Missing(rerr):
 			if _, tracked, _ := v.store.Version(p); tracked {
 				changes = append(changes, gitstore.Change{Path: p, Delete: true, Absent: true})
 			}

@@ -163,3 +163,41 @@ func TestWatcherSeesAProjectMarkerWrittenByHand(t *testing.T) {
 	os.Remove(marker)
 	waitFor(t, "the project gone", func() bool { return v.projectSet().byHandle["acme/research"] == nil })
 }
+
+// A folder of notes replaced by a file of the same name (rm -r, then a
+// file written where it was): its notes are gone, and their deletions are
+// committed. Their paths now fail with "not a directory", not "no such
+// file", and were once taken for unreadable notes and left uncommitted.
+func TestWatcherCommitsAFolderReplacedByAFile(t *testing.T) {
+	v, dir := sampleVault(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go v.Watch(ctx, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 300 * time.Millisecond, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
+	<-ready
+
+	folder := filepath.Join(dir, "acme/launch/specs")
+	had := strings.Split(gitOut(t, dir, "-c", "core.quotePath=false", "ls-tree", "-r", "--name-only", "HEAD", "acme/launch/specs/"), "\n")
+	if len(had) < 2 || !v.Indexed(had[0]) {
+		t.Fatalf("the sample vault's notes under acme/launch/specs: %q", had)
+	}
+	if err := os.RemoveAll(folder); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(folder, []byte("specs moved to the wiki\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the folder's notes deleted in HEAD", func() bool {
+		return gitOut(t, dir, "ls-tree", "-r", "--name-only", "HEAD", "acme/launch/specs/") == ""
+	})
+	for _, p := range had {
+		if v.Indexed(p) {
+			t.Errorf("%s is still in the catalog or the index", p)
+		}
+	}
+	for _, line := range strings.Split(gitOut(t, dir, "-c", "core.quotePath=false", "status", "--porcelain"), "\n") {
+		if strings.Contains(line, "acme/launch/specs/") {
+			t.Errorf("left uncommitted: %s", line)
+		}
+	}
+}
