@@ -46,6 +46,10 @@ type searchState struct {
 	// begun is closed once the first open has begun its build (a search
 	// may then answer from it: firstbuild.go), or has ended.
 	begun chan struct{}
+	// opens are the index's opens running, to their very end (the heap
+	// returned, the collector's setting restored, after opening is
+	// closed): Close waits for them, so none outlives the vault.
+	opens sync.WaitGroup
 	ix    atomic.Pointer[search.Index] // set once open; replaced by a Rebuild
 	ready atomic.Bool                  // ix is open and synced: searches use it
 	// build is the first build's progress while it runs: a search asked
@@ -110,6 +114,7 @@ func (v *Vault) closeIndex() error {
 	if wait != nil {
 		<-wait // the first build stops at its next step too
 	}
+	s.opens.Wait()
 	v.waitLane()
 	s.useMu.Lock()
 	defer s.useMu.Unlock()

@@ -63,7 +63,7 @@ func (v *Vault) startIndexLocked() (wait, begun chan struct{}, err error) {
 		}
 		wait, begun = make(chan struct{}), make(chan struct{})
 		s.opening, s.begun = wait, begun
-		go v.openIndex(wait, begun)
+		s.opens.Go(func() { v.openIndex(wait, begun) })
 	}
 	return wait, begun, err
 }

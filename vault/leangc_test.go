@@ -142,4 +142,6 @@ func TestAFirstBuildCollectsLeanUntilItsOpenEnds(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the index's open never ended")
 	}
+	// The open restores the setting after the hook; Close (deferred, before
+	// withGC's cleanup) waits for it.
 }
