@@ -20,9 +20,10 @@ import (
 // noise at 10,000 notes, 159 → 207 s at 100,000 in one back-to-back run
 // (docs/benchmarks.md, "Nothing slower"); at 25 % the 10,000-note build
 // took 11.7–13.8 s. Once the other cuts had lowered the steady state, 50 %
-// left the 10,000-note peak at 1.45–1.58× it; 40 % gives 1.39–1.49× for a
-// build no slower (8.2–9.1 s against 8.1–9.4 s, interleaved runs; 35 %
-// took 8.7–10.8 s: docs/benchmarks.md, "The end of a build").
+// left the 10,000-note peak at 1.42–1.58× it; 40 % gives 1.38–1.50× for a
+// build no slower (8.2–9.1 s against 8.1–9.4 s, interleaved runs); 35 %
+// was 0.4–0.9 s slower than 40 % for a ratio within the runs' spread
+// (docs/benchmarks.md, "The end of a build").
 //
 // In a big vault 40–50 % is still hundreds of MiB of headroom on top of the
 // build's working set: at 100,000 notes the peak was 1.65–1.80× the
