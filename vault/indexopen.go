@@ -81,9 +81,10 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	emb, notice := v.searchEmbedder()
 	// A build's collector setting lasts until what the build left is
 	// returned below: the save that follows the build allocates, and with
-	// the setting restored first, the heap grew into the default's
-	// headroom there, the build's highest point (issue 16:
-	// docs/benchmarks.md, "The end of a build").
+	// the setting restored first (50 % for a big heap, 100 % for a small
+	// one), the heap grew into the wider headroom there: the build's
+	// highest point at 100,000 notes (issue 16: docs/benchmarks.md, "The
+	// end of a build").
 	restore := func() {}
 	defer func() { restore() }()
 	ix, err := search.Open(v.indexDir(), v.indexOptions(emb, 0))

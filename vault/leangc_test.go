@@ -113,8 +113,8 @@ func TestFollowHeapReadsTheLiveHeap(t *testing.T) {
 
 // A first build's collector setting lasts until the open has saved what it
 // built and returned the freed heap: restored before the save, it let the
-// heap grow into the default's headroom there, the build's highest point
-// at 100,000 notes.
+// heap grow into the wider headroom there, the build's highest point at
+// 100,000 notes.
 func TestAFirstBuildCollectsLeanUntilItsOpenEnds(t *testing.T) {
 	withGC(t)
 	bigHeap = 1 << 62 // a small vault: the build's 40 %
