@@ -145,3 +145,23 @@ func TestAFirstBuildCollectsLeanUntilItsOpenEnds(t *testing.T) {
 	// The open restores the setting after the hook; Close (deferred, before
 	// withGC's cleanup) waits for it.
 }
+
+// A Rebuild's collector setting lasts to its end: through the save of the
+// new index, the swap and the vectors after it, where a 100,000-note
+// rebuild reached its highest point when the setting came back with the
+// build's last step.
+func TestARebuildCollectsLeanUntilItEnds(t *testing.T) {
+	withGC(t)
+	bigHeap = 1 << 62 // a small vault: the build's 40 %
+	v, _ := sampleVault(t)
+	atEnd := -1
+	rebuiltHook = func() { atEnd = gcPercent() }
+	t.Cleanup(func() { rebuiltHook = nil })
+	if err := v.Rebuild(nil); err != nil {
+		t.Fatal(err)
+	}
+	if atEnd != buildGCPercent {
+		t.Errorf("GOGC %d at the end of a Rebuild, want the build's %d", atEnd, buildGCPercent)
+	}
+	wantPercent(t, "after the Rebuild", 100)
+}

@@ -119,6 +119,11 @@ func (v *Vault) claimRebuild() (serving bool, claim chan struct{}, err error) {
 // the swap's catch-up queued.
 func (v *Vault) rebuild(serving bool, progress func(string, int, int)) error {
 	s := &v.srch
+	// The build's collector setting (leangc.go) holds through the save,
+	// the swap and the vectors after it: restored when the build ended,
+	// the heap grew into a big heap's 50 % there, the highest point of a
+	// 100,000-note rebuild (docs/benchmarks.md, "The end of a build").
+	defer leanGC()()
 	live := v.indexDir()
 	side := live + rebuildSuffix
 	if s.ix.Load() == nil {
@@ -171,8 +176,16 @@ func (v *Vault) rebuild(serving bool, progress func(string, int, int)) error {
 	if s.stopping.Load() {
 		return errClosing // the lane stopped before its queue was done
 	}
-	return ix.Persist()
+	err = ix.Persist()
+	if rebuiltHook != nil {
+		rebuiltHook()
+	}
+	return err
 }
+
+// rebuiltHook, set by tests only, runs at the end of a Rebuild that
+// succeeded, before the build's collector setting is restored.
+var rebuiltHook func()
 
 // dropRebuild gives a Rebuild's new index up: its folder is deleted, and
 // the live index's updates stop telling it what they change.
@@ -196,7 +209,6 @@ func (v *Vault) dropRebuild(nix *search.Index, side string) {
 // the running ones go first (at most laneYield), as the lane does. Close
 // stops it at its next step.
 func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string, int, int)) error {
-	defer leanGC()()
 	v.catMu.Lock()
 	var short, long []string
 	for p, e := range v.cat.entries {
