@@ -27,16 +27,25 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// watchT starts v's watcher with o, its errors logged, until the test
+// ends, and returns once it watches.
+func watchT(t *testing.T, v *Vault, o WatchOptions) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ready := make(chan struct{})
+	o.Ready = ready
+	o.Report = func(err error) { t.Log("watch:", err) }
+	go v.Watch(ctx, o)
+	<-ready
+}
+
 func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 	v, dir := sampleVault(t)
 	if _, err := v.SearchIndex(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan struct{})
-	go v.Watch(ctx, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 300 * time.Millisecond, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
-	<-ready
+	watchT(t, v, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 300 * time.Millisecond})
 
 	// An atomic save (temp file + rename), as most editors do.
 	tmp := filepath.Join(dir, "acme/launch/.Hand note.md.swp")
@@ -88,11 +97,7 @@ func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 
 func TestWatcherFollowsEditorDancesRenamesAndBursts(t *testing.T) {
 	v, dir := sampleVault(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan struct{})
-	go v.Watch(ctx, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 200 * time.Millisecond, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
-	<-ready
+	watchT(t, v, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 200 * time.Millisecond})
 	clean := func(what string) {
 		waitFor(t, what, func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
 	}
@@ -151,11 +156,7 @@ func TestWatcherFollowsEditorDancesRenamesAndBursts(t *testing.T) {
 // next rescan: the reconcile is put out of reach here.
 func TestWatcherSeesAProjectMarkerWrittenByHand(t *testing.T) {
 	v, dir := sampleVault(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan struct{})
-	go v.Watch(ctx, WatchOptions{Debounce: 20 * time.Millisecond, Quiet: testQuiet, Reconcile: time.Hour, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
-	<-ready
+	watchT(t, v, WatchOptions{Debounce: 20 * time.Millisecond, Quiet: testQuiet, Reconcile: time.Hour})
 	marker := filepath.Join(dir, "acme/launch/research", ProjectMarker)
 	os.MkdirAll(filepath.Dir(marker), 0o755)
 	os.WriteFile(marker, []byte("handle: acme/research\nname: Research\n"), 0o644)
@@ -170,11 +171,7 @@ func TestWatcherSeesAProjectMarkerWrittenByHand(t *testing.T) {
 // file", and were once taken for unreadable notes and left uncommitted.
 func TestWatcherCommitsAFolderReplacedByAFile(t *testing.T) {
 	v, dir := sampleVault(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan struct{})
-	go v.Watch(ctx, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 300 * time.Millisecond, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
-	<-ready
+	watchT(t, v, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 300 * time.Millisecond})
 
 	folder := filepath.Join(dir, "acme/launch/specs")
 	had := strings.Split(gitOut(t, dir, "-c", "core.quotePath=false", "ls-tree", "-r", "--name-only", "HEAD", "acme/launch/specs/"), "\n")
