@@ -20,7 +20,10 @@ var ErrNotDescendant = errors.New("the commit does not descend from HEAD")
 // that differs on disk from HEAD is never overwritten: DirtyError, nothing
 // changed (commit a person's edits first). It returns the paths it
 // changed; the version map is brought up to date from history, so every
-// path keeps the last commit that touched it as its version.
+// path keeps the last commit that touched it as its version. Every commit
+// that comes in is checked first (incoming.go): one that holds a path git
+// would refuse, a symbolic link, a submodule or a protected path is
+// refused whole (IncomingError), and nothing is written.
 func (s *Store) Advance(to string) ([]string, error) {
 	if !plumbing.IsHash(to) {
 		return nil, fmt.Errorf("advance: %q is not a commit hash", to)
@@ -65,6 +68,9 @@ func (s *Store) AdvanceWith(next func(head string) (string, error)) (string, []s
 	}
 	target := plumbing.NewHash(to)
 	s.reindexPacks() // to came by a fetch, perhaps in a new pack
+	if err := s.checkIncoming(s.versions.head, target); err != nil {
+		return "", nil, err
+	}
 	pc, err := s.stageAdvance(wl, target)
 	if err != nil || pc == nil {
 		return "", nil, err

@@ -142,8 +142,8 @@ func checkChanges(changes []Change) error {
 	}
 	seen := map[string]bool{}
 	for _, c := range changes {
-		if !cleanPath(c.Path) {
-			return fmt.Errorf("commit: bad path %q", c.Path)
+		if err := VerifyPath(c.Path); err != nil {
+			return fmt.Errorf("commit: %w", err)
 		}
 		if seen[c.Path] {
 			return fmt.Errorf("commit: path %q given twice", c.Path)
@@ -359,6 +359,15 @@ func (s *Store) placeFiles(pc *pendingCommit) error {
 	changes := pc.req.Changes
 	if err := s.checkClean(changes, pc.before); err != nil {
 		return err
+	}
+	real := map[string]bool{}
+	for _, c := range changes {
+		if c.OnDisk || (c.Delete && c.Absent) {
+			continue
+		}
+		if err := s.noLinkOnTheWay(c.Path, real); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
 	}
 	for _, c := range changes {
 		if c.Delete || c.OnDisk {

@@ -225,6 +225,11 @@ func (s *Store) commitDiff(head plumbing.Hash, c *object.Commit) ([]pathDiff, er
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	for i := range out {
+		// Every commit that came in passed checkIncoming, and cairn's own
+		// pass VerifyPath: this is the last guard before the disk.
+		if err := VerifyPath(out[i].path); err != nil {
+			return nil, err
+		}
 		data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(out[i].path)))
 		if err == nil {
 			out[i].disk = blobHash(data)
@@ -254,6 +259,14 @@ func (s *Store) finish(in *intent, c *object.Commit, diffs []pathDiff, rep *Reco
 	defer b.abort()
 	var changes []Change
 	blobs := map[string]plumbing.Hash{}
+	real := map[string]bool{}
+	for _, d := range diffs {
+		if d.disk == d.old && d.disk != d.new {
+			if err := s.noLinkOnTheWay(d.path, real); err != nil {
+				return err
+			}
+		}
+	}
 	for _, d := range diffs {
 		full := filepath.Join(s.dir, filepath.FromSlash(d.path))
 		switch {

@@ -32,6 +32,10 @@ type Options struct {
 	// note's id): a deleted and an added file with the same identity in
 	// one commit are reported as a rename (see Walk).
 	Identity func(head []byte) string
+	// Protected, when set, says why a fetched commit may not write path
+	// ("" when it may): the vault's machine-only files under another
+	// spelling. Advance refuses such a commit whole (incoming.go).
+	Protected func(path string) string
 }
 
 // Store is one git work tree.

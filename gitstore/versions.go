@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5"
@@ -251,17 +250,4 @@ func walkVersions(st storer.EncodedObjectStorer, head plumbing.Hash, c rawCommit
 		h, c = c.parent, parent
 	}
 	return nil
-}
-
-// cleanPath reports whether p is a plain relative slash path.
-func cleanPath(p string) bool {
-	if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
-		return false
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return false
-		}
-	}
-	return true
 }

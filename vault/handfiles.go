@@ -90,6 +90,8 @@ func (v *Vault) otherFileChange(p string) (*gitstore.Change, string, error) {
 			return &gitstore.Change{Path: p, Delete: true, Absent: true}, "", nil
 		}
 		return nil, "", nil
+	case unshareableName(p) != "":
+		return nil, unshareableName(p), nil
 	case err != nil:
 		return nil, fmt.Sprintf("unreadable (%v)", err), nil
 	case !fi.Mode().IsRegular():
@@ -122,6 +124,34 @@ func MachineOnlyPaths() []string {
 func (v *Vault) tracked(p string) bool {
 	_, committed, err := v.store.Version(p)
 	return err == nil && committed
+}
+
+// unshareableName says why a file made by hand is never committed for its
+// name ("" when it may be): a name git refuses, or one the sync of every
+// other member refuses (gitstore.VerifyPath: a backslash, a control
+// character), which would block the team's syncs. Doctor lists them.
+func unshareableName(p string) string {
+	var pe *gitstore.PathError
+	if err := gitstore.VerifyPath(p); errors.As(err, &pe) {
+		return "a name cairn never shares: it " + pe.Why
+	}
+	return ""
+}
+
+// machineOnlyDisguise says why a sync may not bring in p ("" when it
+// may): one of this machine's own paths under another spelling that a
+// member's file system reads as that path (".CAIRN/local.yaml" on macOS,
+// ".cairn./local.yaml" on Windows). The exact path, someone's `git add -f`
+// of their own file, is left out instead (teamsync's keepOut); a disguise
+// is no mistake, and the commit is refused whole (gitstore.Options.Protected).
+func machineOnlyDisguise(p string) string {
+	if machineOnly(p) {
+		return ""
+	}
+	if f := gitstore.FoldPath(p); machineOnly(f) {
+		return "is another spelling of " + f + ", which belongs to each machine (a file system that ignores case, trailing dots or invisible characters reads it as that)"
+	}
+	return ""
 }
 
 // machineOnly reports the files that belong to this machine alone.

@@ -146,6 +146,7 @@ func (v *Vault) load(opts Options) error {
 		CacheFile: filepath.Join(v.root, CacheDir, "versions.json"),
 		LockFile:  filepath.Join(v.root, CacheDir, "write.lock"),
 		Identity:  noteIdentity,
+		Protected: machineOnlyDisguise,
 	})
 	if err != nil {
 		return err
