@@ -333,8 +333,9 @@ func (g git) remoteErr(ctx context.Context, op, remote string, push bool, here s
 // git's credential helpers, the user's SSH keys and agent, never a prompt,
 // and the same errors. A URL holding a password is refused: git would
 // write it into the clone's .git/config. The remote is named origin;
-// branch "" checks out the remote's default branch. Making the clone a
-// vault on this machine is vault.Init's.
+// branch "" checks out the remote's default branch. git's checkout
+// refuses what a sync refuses of a fetched tree, and writes no symbolic
+// link. Making the clone a vault on this machine is vault.Init's.
 func Clone(ctx context.Context, url, dir, branch string) error {
 	if strings.HasPrefix(url, "-") || userinfo.MatchString(url) {
 		return fmt.Errorf("clone: url %q: %s; nothing was cloned", redact(url),
@@ -345,7 +346,13 @@ func Clone(ctx context.Context, url, dir, branch string) error {
 		return err
 	}
 	g.env = append(g.env[:len(g.env):len(g.env)], tokenHostsEnv+"="+tokenHosts(url))
-	args := []string{"clone", "--quiet", "--origin", "origin"}
+	// git's checkout refuses the paths Advance refuses (verify_path), with
+	// the protections of every member's file system on, and writes a
+	// symbolic link of the remote's as a plain file holding its target:
+	// cairn shares files, not links (these settings stay in the clone's
+	// .git/config, for the person's own git commands too).
+	args := []string{"clone", "--quiet", "--origin", "origin",
+		"-c", "core.protectNTFS=true", "-c", "core.protectHFS=true", "-c", "core.symlinks=false"}
 	if branch != "" {
 		if err := g.checkBranch(ctx, branch); err != nil {
 			return fmt.Errorf("clone: %w", err)

@@ -111,8 +111,9 @@ func trackedDeviceFiles(paths []string) []string {
 // firstCommitFiles lists what a new vault's first commit holds: every file
 // but .git and what .gitignore excludes, as `git add -A` would take them,
 // less what a sync would never share either (skipped, "path: why"): a
-// symbolic link, or a file over MaxSharedFileBytes, which git hosts refuse
-// and which would make every push fail. Those stay on disk, untracked.
+// symbolic link, a name the others' sync would refuse (unshareableName),
+// or a file over MaxSharedFileBytes, which git hosts refuse and which
+// would make every push fail. Those stay on disk, untracked.
 func firstCommitFiles(root string) (files, skipped []string, err error) {
 	ps, _ := gitignore.ReadPatterns(osfs.New(root), nil)
 	m := gitignore.NewMatcher(ps)
@@ -133,6 +134,10 @@ func firstCommitFiles(root string) (files, skipped []string, err error) {
 			return nil
 		}
 		if m.Match(parts, false) {
+			return nil
+		}
+		if why := unshareableName(rel); why != "" {
+			skipped = append(skipped, rel+": "+why)
 			return nil
 		}
 		if !d.Type().IsRegular() {

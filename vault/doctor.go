@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"fmt"
+	"github.com/cairn-dev/cairn/gitstore"
 	"os"
 	"path"
 	"path/filepath"
@@ -91,6 +92,11 @@ func (v *Vault) Doctor() []Finding {
 		}
 	}
 	add("ok", "notes", "%d notes", notes)
+	for _, p := range paths {
+		if why := unshareableName(p); why != "" {
+			add("warning", "names", "%s is %s; it stays on this machine, uncommitted, until it is renamed", gitstore.QuotePath(p), why)
+		}
+	}
 	for _, b := range broken {
 		add("warning", "frontmatter", "%s (read as it is; writes refused until fixed)", b)
 	}

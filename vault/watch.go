@@ -313,8 +313,8 @@ func (v *Vault) commitHandEdits(paths []string) error {
 			if _, tracked, _ := v.store.Version(p); tracked {
 				changes = append(changes, gitstore.Change{Path: p, Delete: true, Absent: true})
 			}
-		case rerr != nil || len(data) > MaxNoteBytes:
-			continue // never commit what cairn cannot serve; doctor reports it
+		case rerr != nil || len(data) > MaxNoteBytes || unshareableName(p) != "":
+			continue // never commit what cairn cannot serve or share; doctor reports it
 		default:
 			changes = append(changes, gitstore.Change{Path: p, Content: data, OnDisk: true})
 		}

@@ -37,7 +37,7 @@ is), and notes changed on disk are committed as the person's edits.`,
 			if fix {
 				did, err := v.Repair()
 				for _, d := range did {
-					fmt.Fprintf(out, "%-8s %-12s %s\n", "fixed", "doctor", d)
+					fmt.Fprintf(out, "%-8s %-12s %s\n", "fixed", "doctor", oneLine(d))
 				}
 				if err != nil {
 					return fmt.Errorf("--fix: %w", err)
@@ -48,7 +48,7 @@ is), and notes changed on disk are committed as the person's edits.`,
 			}
 			problems := 0
 			for _, f := range v.Doctor() {
-				fmt.Fprintf(out, "%-8s %-12s %s\n", f.Level, f.Check, f.Message)
+				fmt.Fprintf(out, "%-8s %-12s %s\n", f.Level, f.Check, oneLine(f.Message))
 				if f.Level == "problem" {
 					problems++
 				}

@@ -26,9 +26,11 @@ func main() {
 		SilenceErrors: true,
 		Version:       version,
 	}
+	root.SetOut(terminalSafe{os.Stdout})
+	root.SetErr(terminalSafe{os.Stderr})
 	root.AddCommand(initCmd(), serveCmd(), tokenCmd(), projectCmd(), accessCmd(), trashCmd(), doctorCmd(), demoCmd(), searchCmd(), reindexCmd(), syncCmd(), cloneCmd())
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "cairn:", err)
+		fmt.Fprintln(os.Stderr, "cairn:", oneLine(err.Error()))
 		os.Exit(1)
 	}
 }

@@ -166,7 +166,7 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	reg := mcptools.NewRegistry()
 	node := host.Start(ctx, reg, host.Options{Root: root, Version: version, Quiet: o.quiet, NoWatch: o.noWatch, SyncEvery: o.syncEvery,
-		Report: func(err error) { fmt.Fprintln(os.Stderr, "cairn:", err) }})
+		Report: func(err error) { fmt.Fprintln(os.Stderr, "cairn:", oneLine(err.Error())) }})
 	defer func() {
 		cancel()
 		<-node.Done()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cairn-dev/cairn/gitstore"
 	"io"
 	"os"
 	"os/signal"
@@ -106,7 +107,10 @@ func syncDefaults(cmd *cobra.Command, dir string, o *teamsync.Options) error {
 	return nil
 }
 
+// printSync prints what a sync did, each path quoted when it holds what
+// a terminal would act on (gitstore.QuotePath).
 func printSync(out io.Writer, rep *teamsync.Report) {
+	q := gitstore.QuotePath
 	switch {
 	case rep.Merge != "":
 		fmt.Fprintf(out, "in:   merged %s (%d files changed here)\n", short(rep.Fetched), len(rep.Incoming))
@@ -116,32 +120,32 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 		fmt.Fprintln(out, "in:   nothing new")
 	}
 	for _, p := range rep.Incoming {
-		fmt.Fprintf(out, "      %s\n", p)
+		fmt.Fprintf(out, "      %s\n", q(p))
 	}
 	for _, c := range rep.Conflicts {
-		fmt.Fprintf(out, "conflict: %s: %s", c.Path, c.Why)
+		fmt.Fprintf(out, "conflict: %s: %s", q(c.Path), oneLine(c.Why))
 		if c.Copy != "" {
-			fmt.Fprintf(out, "; the other version is kept in %s", c.Copy)
+			fmt.Fprintf(out, "; the other version is kept in %s", q(c.Copy))
 		}
 		fmt.Fprintln(out)
 	}
 	for _, s := range rep.Settings {
-		fmt.Fprintf(out, "settings changed by the sync (applied): %s\n", s)
+		fmt.Fprintf(out, "settings changed by the sync (applied): %s\n", oneLine(s))
 	}
 	for _, p := range rep.Settling {
-		fmt.Fprintf(out, "wait: %s is still being saved; the next sync takes it\n", p)
+		fmt.Fprintf(out, "wait: %s is still being saved; the next sync takes it\n", q(p))
 	}
 	for _, p := range rep.Skipped {
-		fmt.Fprintf(out, "kept here, not shared: %s\n", p)
+		fmt.Fprintf(out, "kept here, not shared: %s\n", oneLine(p))
 	}
 	for _, p := range rep.Refused {
-		fmt.Fprintf(out, "refused: %s came from the remote but belongs to the machine that committed it; left out (and out of the shared branch)\n", p)
+		fmt.Fprintf(out, "refused: %s came from the remote but belongs to the machine that committed it; left out (and out of the shared branch)\n", q(p))
 	}
 	for _, c := range rep.IDs {
 		if c.Repaired {
-			fmt.Fprintf(out, "id:   %s repeated the id %s of %s; it has its own now, %s\n", c.Path, c.ID, c.Kept, c.NewID)
+			fmt.Fprintf(out, "id:   %s repeated the id %s of %s; it has its own now, %s\n", q(c.Path), oneLine(c.ID), q(c.Kept), oneLine(c.NewID))
 		} else {
-			fmt.Fprintf(out, "id:   %s repeats the id %s of %s; left for now: %s\n", c.Path, c.ID, c.Kept, c.Left)
+			fmt.Fprintf(out, "id:   %s repeats the id %s of %s; left for now: %s\n", q(c.Path), oneLine(c.ID), q(c.Kept), oneLine(c.Left))
 		}
 	}
 	switch {
@@ -154,7 +158,7 @@ func printSync(out io.Writer, rep *teamsync.Report) {
 				fmt.Fprintf(out, "      and %d more\n", len(rep.Outgoing)-i)
 				break
 			}
-			fmt.Fprintf(out, "      %s\n", p)
+			fmt.Fprintf(out, "      %s\n", q(p))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/gitstore"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -25,7 +26,7 @@ func trashCmd() *cobra.Command {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "TRASH ID\tPATH\tDELETED BY\tWHEN")
 			for _, e := range es {
-				fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\n", e.TrashID, e.Path, e.DeletedBy, e.Actor, e.DeletedAt.Format("2006-01-02 15:04"))
+				fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\n", oneLine(e.TrashID), gitstore.QuotePath(e.Path), oneLine(e.DeletedBy), oneLine(e.Actor), e.DeletedAt.Format("2006-01-02 15:04"))
 			}
 			return w.Flush()
 		},
@@ -45,7 +46,7 @@ func trashCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "restored %s (id %s)\n", w.Path, w.ID)
+			fmt.Fprintf(cmd.OutOrStdout(), "restored %s (id %s)\n", gitstore.QuotePath(w.Path), w.ID)
 			return nil
 		},
 	}
