@@ -49,7 +49,7 @@ func (s *Store) AdvanceWith(next func(head string) (string, error)) (string, []s
 	}
 	defer s.releaseUnlessPending(wl)
 	wl.begin()
-	if err := inProgress(s.gitDir); err != nil {
+	if _, err := s.vaultBranch(); err != nil {
 		return "", nil, err
 	}
 	if err := s.refreshLocked(); err != nil {

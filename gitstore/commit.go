@@ -167,7 +167,7 @@ type pendingCommit struct {
 }
 
 func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
-	if err := inProgress(s.gitDir); err != nil {
+	if _, err := s.vaultBranch(); err != nil {
 		return "", err
 	}
 	if err := s.refreshLocked(); err != nil {
@@ -194,7 +194,7 @@ func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 // the branch (compare and swap against pc.head), its reflog, the index.
 // The caller then records what it knows of the new head.
 func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
-	branch, err := s.branchRef()
+	branch, err := s.vaultBranch()
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	defer tplDone()
 	idxLock, err := s.indexLock(wl.nonce, tpl)
 	if err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return busyIfLocked(fmt.Errorf("commit: %w", err))
 	}
 	defer func() {
 		if s.pend == nil || s.pend.lock != idxLock {
@@ -219,19 +219,40 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	}()
 	refLock, err := s.lockRef(branch, pc.head, wl.nonce, tpl)
 	if err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return busyIfLocked(fmt.Errorf("commit: %w", err))
 	}
 	defer refLock.release()
 	index, err := s.currentIndex()
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	// Again with both locks held: a person's git command that started
+	// since the first check has made its state files or moved HEAD by now,
+	// or waits for these locks (gitbusy.go).
+	if b, err := s.vaultBranch(); err != nil || b != branch {
+		if err == nil {
+			err = fmt.Errorf("commit: HEAD moved to %s while the commit was made; nothing was written", b)
+		}
+		return err
+	}
 	crashPoint("locked")
 	if err := s.placeFiles(pc); err != nil {
 		return err
 	}
 	crashPoint("placed")
-	if err := refLock.commit([]byte(pc.hash.String()+"\n"), true); err != nil {
+	// Last, right before the branch moves (its new value written and
+	// synced, not yet renamed into place): a person's git command that
+	// began since, a pull still fetching, would be broken by the move.
+	var busy error
+	err = refLock.commitChecked([]byte(pc.hash.String()+"\n"), true, func() error {
+		busy = s.noGitMoving(branch)
+		return busy
+	})
+	if busy != nil {
+		s.unplaceFiles(pc)
+		return busy
+	}
+	if err != nil {
 		return fmt.Errorf("commit: move %s: %w", branch, err)
 	}
 	s.appendReflogs(branch, pc.head, pc.hash, pc.sig, reflog)
@@ -469,18 +490,6 @@ func (s *Store) checkClean(changes []Change, committed map[string]plumbing.Hash)
 		}
 		if !clean {
 			return &DirtyError{Path: c.Path}
-		}
-	}
-	return nil
-}
-
-// inProgress refuses to commit while git is in the middle of a merge,
-// rebase, cherry-pick or revert: a commit then would drop the conflict
-// state a person is resolving.
-func inProgress(gitDir string) error {
-	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply"} {
-		if _, err := os.Stat(filepath.Join(gitDir, f)); err == nil {
-			return fmt.Errorf("a git %s is in progress in the vault; finish or abort it first (%s exists)", strings.ToLower(strings.SplitN(strings.TrimSuffix(f, "_HEAD"), "-", 2)[0]), f)
 		}
 	}
 	return nil

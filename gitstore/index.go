@@ -35,19 +35,39 @@ type indexCache struct {
 	pi *parsedIndex
 }
 
-// fileID is what tells one version of a file from another without reading
-// it: git replaces the index by renaming a new file over it (a new inode),
-// and the modification time has nanoseconds.
+// fileID is what tells one version of the index from another without
+// reading it: its inode, size and modification time, and the checksum git
+// ends it with (read with one pread). Inode, size and time alone are not
+// enough: Linux stamps files from a clock that ticks every few
+// milliseconds and gives a freed inode number to the next file made, so
+// two of git's index writes in one tick (a person's git checkout right
+// after git add) could look like one, and a commit spliced into the index
+// it remembered, not the one on disk.
 type fileID struct {
 	ino         uint32
 	size, mtime int64
+	sum         [20]byte
 }
 
-// idOf is fi's identity; ok false where the platform gives no inode (the
+// idOf is the identity of the index stat as fi and ending with sum; ok
+// false where the platform gives no inode or git wrote no checksum (the
 // index is then read at every commit, as before).
-func idOf(fi os.FileInfo) (fileID, bool) {
+func idOf(fi os.FileInfo, sum []byte) (fileID, bool) {
 	_, _, ino, _, _, ok := statFields(fi)
-	return fileID{ino: ino, size: fi.Size(), mtime: fi.ModTime().UnixNano()}, ok
+	id := fileID{ino: ino, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if len(sum) != len(id.sum) || bytes.Count(sum, []byte{0}) == len(sum) {
+		return id, false // index.skipHash writes zeros
+	}
+	copy(id.sum[:], sum)
+	return id, ok
+}
+
+// indexSum is the checksum at the end of index data ("" when too short).
+func indexSum(data []byte) []byte {
+	if len(data) < 20 {
+		return nil
+	}
+	return data[len(data)-20:]
 }
 
 // readIndex reads and checks the index before anything changes, so that an
@@ -66,7 +86,13 @@ func (s *Store) readIndex() (*indexState, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, ok := idOf(fi)
+	var sum [20]byte
+	if fi.Size() >= 20 {
+		if _, err := f.ReadAt(sum[:], fi.Size()-20); err != nil {
+			return nil, fmt.Errorf("read index: %w", err)
+		}
+	}
+	id, ok := idOf(fi, sum[:])
 	if c := s.idxCache; ok && c != nil && c.id == id {
 		return &indexState{parsed: c.pi}, nil
 	}
@@ -103,7 +129,7 @@ func (s *Store) writeIndex(idxLock *gitLock, st *indexState, changes []Change, b
 	if err != nil {
 		return err
 	}
-	if id, ok := idOf(fi); ok && pi != nil {
+	if id, ok := idOf(fi, indexSum(data)); ok && pi != nil {
 		s.idxCache = &indexCache{id: id, pi: pi}
 		// The index spliced from is read by nothing after this commit:
 		// the next splice writes into its buffers (idxSpare).

@@ -235,7 +235,7 @@ func (s *Store) publish(p *pendingIndex, tmp string, pi *parsedIndex) error {
 	if err := os.Rename(tmp, p.lock.path); err != nil {
 		return err
 	}
-	if id, ok := idOf(fi); ok {
+	if id, ok := idOf(fi, indexSum(pi.data)); ok {
 		s.idxCache = &indexCache{id: id, pi: pi}
 		s.idxSpare = p.spare
 	}

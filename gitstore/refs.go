@@ -69,10 +69,17 @@ func (s *Store) takeLock(path, what, nonce, tpl string) (*gitLock, error) {
 			return nil, err
 		}
 		if wait > 512*time.Millisecond {
-			return nil, fmt.Errorf("%s is locked by another git process (remove %s if none runs; `cairn doctor` tells)", what, lock)
+			return nil, &lockedError{what: what, lock: lock}
 		}
 		time.Sleep(wait)
 	}
+}
+
+// lockedError says a git lock stayed taken by someone else for a second.
+type lockedError struct{ what, lock string }
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("%s is locked by another git process (remove %s if none runs; `cairn doctor` tells)", e.what, e.lock)
 }
 
 // commit puts data in place of the locked file (through a temporary file,
@@ -89,12 +96,27 @@ func (l *gitLock) commitStat(data []byte) (os.FileInfo, error) {
 }
 
 func (l *gitLock) write(data []byte, sync bool) (os.FileInfo, error) {
+	return l.writeChecked(data, sync, nil)
+}
+
+// commitChecked is commit, with check run once the new content is written
+// (and synced), right before it is renamed into place: an error from
+// check leaves the file as it was.
+func (l *gitLock) commitChecked(data []byte, sync bool, check func() error) error {
+	_, err := l.writeChecked(data, sync, check)
+	return err
+}
+
+func (l *gitLock) writeChecked(data []byte, sync bool, check func() error) (os.FileInfo, error) {
 	if !l.held {
 		return nil, errors.New("lock already released")
 	}
 	defer l.release()
 	tmp := l.temp()
 	fi, err := writeTempFile(tmp, data, sync)
+	if err == nil && check != nil {
+		err = check()
+	}
 	if err == nil {
 		err = os.Rename(tmp, l.path)
 	}

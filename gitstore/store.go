@@ -65,6 +65,12 @@ type Store struct {
 	// OwnParent); ownOrder bounds it.
 	own      map[plumbing.Hash]plumbing.Hash
 	ownOrder []plumbing.Hash
+	// branch is the branch cairn commits to (gitbusy.go): the one HEAD
+	// named at Open, "" until HEAD names one.
+	branch plumbing.ReferenceName
+	// realDir is dir as /proc names it (symbolic links resolved), once
+	// needed (gitprocs.go).
+	realDir string
 }
 
 // ownMemory is how many of its own commits a store remembers for OwnParent.
@@ -151,6 +157,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	s := &Store{dir: abs, gitDir: filepath.Join(abs, ".git"), opts: opts, repo: repo}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if b, err := s.branchRef(); err == nil {
+		s.branch = b
+	}
 	if opts.CacheFile != "" {
 		if vm, err := loadVersionMap(opts.CacheFile); err == nil {
 			s.versions = vm

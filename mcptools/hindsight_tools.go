@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cairn-dev/cairn/gitstore"
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -56,6 +57,8 @@ func hindsightError(err error) *mcp.CallToolResult {
 		return mcp.NewToolResultError("Error: " + ae.Error())
 	case errors.Is(err, vault.ErrForbidden):
 		return mcp.NewToolResultError("Error: " + err.Error())
+	case errors.As(err, new(*gitstore.GitBusyError)), errors.As(err, new(*UnavailableError)):
+		return mcp.NewToolResultError("Error: unavailable: " + err.Error())
 	}
 	return mcp.NewToolResultError("Error: internal error: " + err.Error())
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/gitstore"
 	"sort"
 	"time"
 
@@ -247,6 +248,12 @@ func errorResult(err error) *mcp.CallToolResult {
 		res := mcp.NewToolResultError(be.Error())
 		res.StructuredContent = map[string]any{"error": "busy", "retryAfterSeconds": int(be.RetryAfter.Round(time.Second) / time.Second), "message": be.Error()}
 		return res
+	}
+	var gb *gitstore.GitBusyError
+	if errors.As(err, &gb) {
+		// A person's git operation in the vault: nothing was written, and
+		// the same call may be made again once it is over.
+		err = &UnavailableError{Reason: gb.Error(), RetryAfter: 5 * time.Second}
 	}
 	var ue *UnavailableError
 	if errors.As(err, &ue) {

@@ -29,14 +29,7 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 	if actorOf(c) == "human" {
 		author = v.humanIdentity(c.Principal)
 	}
-	var hash string
-	var err error
-	for attempt := 0; attempt < 3; attempt++ {
-		hash, err = v.store.Commit(gitstore.CommitRequest{Author: author, Message: msg, Trailers: trailers, Changes: changes})
-		if !errors.Is(err, gitstore.ErrHeadMoved) {
-			break
-		}
-	}
+	hash, err := v.commitWaiting(gitstore.CommitRequest{Author: author, Message: msg, Trailers: trailers, Changes: changes})
 	if err != nil {
 		return "", err
 	}
@@ -223,6 +216,31 @@ func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration,
 					report(fmt.Errorf("save derived state: %w", err))
 				}
 			}
+		}
+	}
+}
+
+// GitWait bounds how long a write waits for a git operation a person runs
+// in the vault (a pull, a rebase, a checkout of another branch) before it
+// is answered gitstore.GitBusyError: most end within it.
+const GitWait = 3 * time.Second
+
+// commitWaiting commits req: again when a commit landed in between
+// (ErrHeadMoved, at most three times), and, while git is busy in the vault
+// (gitstore.GitBusyError: nothing was written), every 100 ms for GitWait.
+func (v *Vault) commitWaiting(req gitstore.CommitRequest) (string, error) {
+	deadline := time.Now().Add(GitWait)
+	moved := 0
+	for {
+		hash, err := v.store.Commit(req)
+		var busy *gitstore.GitBusyError
+		switch {
+		case errors.Is(err, gitstore.ErrHeadMoved) && moved < 2:
+			moved++
+		case errors.As(err, &busy) && time.Now().Before(deadline):
+			time.Sleep(100 * time.Millisecond)
+		default:
+			return hash, err
 		}
 	}
 }

@@ -1,0 +1,146 @@
+package gitstore
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func busyCommit(s *Store) error {
+	_, err := s.Commit(CommitRequest{Author: Signature{"a", "a@b"}, Message: "x", Changes: []Change{{Path: "a.md", Content: []byte("new " + time.Now().String() + "\n")}}})
+	return err
+}
+
+// TestNoCommitWhileGitIsBusy: with each state git leaves while an
+// operation is in progress, HEAD detached, or another branch checked out,
+// a commit is refused with a GitBusyError naming it, and nothing changes;
+// once the state is gone the next commit lands on the vault's branch.
+func TestNoCommitWhileGitIsBusy(t *testing.T) {
+	s, dir := newStore(t)
+	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "a.md", Content: []byte("a\n")})
+	head := runGit(t, dir, "rev-parse", "HEAD")
+	gitDir := filepath.Join(dir, ".git")
+	for _, c := range []struct {
+		state, file string
+		dir         bool
+	}{
+		{"rebase", "rebase-merge", true},
+		{"rebase", "rebase-apply", true},
+		{"am", "rebase-apply/applying", false},
+		{"merge", "MERGE_HEAD", false},
+		{"cherry-pick", "CHERRY_PICK_HEAD", false},
+		{"revert", "REVERT_HEAD", false},
+		{"cherry-pick", "sequencer/todo", false},
+		{"bisect", "BISECT_LOG", false},
+	} {
+		p := filepath.Join(gitDir, filepath.FromSlash(c.file))
+		if c.dir {
+			os.MkdirAll(p, 0o755)
+		} else {
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(head+"\n"), 0o644)
+		}
+		err := busyCommit(s)
+		var gb *GitBusyError
+		if !errors.As(err, &gb) || gb.State != c.state {
+			t.Fatalf("%s: %v, want a GitBusyError for %s", c.file, err, c.state)
+		}
+		unchangedStore(t, dir, head)
+		os.RemoveAll(p)
+		os.Remove(filepath.Join(gitDir, "rebase-apply"))
+		os.Remove(filepath.Join(gitDir, "sequencer"))
+	}
+	runGit(t, dir, "checkout", "-q", "--detach")
+	if err := busyCommit(s); !errors.As(err, new(*GitBusyError)) {
+		t.Fatalf("detached: %v", err)
+	}
+	unchangedStore(t, dir, head)
+	runGit(t, dir, "checkout", "-q", "-b", "other")
+	err := busyCommit(s)
+	var gb *GitBusyError
+	if !errors.As(err, &gb) || gb.State != "branch" {
+		t.Fatalf("other branch: %v", err)
+	}
+	runGit(t, dir, "checkout", "-q", "main")
+	if err := busyCommit(s); err != nil {
+		t.Fatal(err)
+	}
+	if runGit(t, dir, "rev-parse", "other") != head {
+		t.Fatal("other moved")
+	}
+}
+
+func unchangedStore(t *testing.T, dir, head string) {
+	t.Helper()
+	if got := runGit(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatalf("HEAD moved to %s", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(data) != "a\n" {
+		t.Fatalf("a.md changed: %q", data)
+	}
+}
+
+// TestNoCommitWhileAPullFetches: git pull reads HEAD, fetches, and reads
+// it again; no file says it runs, only its process. A commit while one
+// fetches (kept at it for seconds by a slow upload-pack) is refused, and
+// the pull then succeeds.
+func TestNoCommitWhileAPullFetches(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc: running git commands cannot be seen here")
+	}
+	s, dir := newStore(t)
+	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "a.md", Content: []byte("a\n")})
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	runGit(t, dir, "clone", "-q", "--bare", dir, remote)
+	head := runGit(t, dir, "rev-parse", "HEAD")
+	pull := exec.Command("git", "pull", "-q", "--upload-pack", "sleep 3; git-upload-pack", remote, "main")
+	pull.Dir = dir
+	if err := pull.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if runningGit(resolved(dir)) != "" {
+			err = busyCommit(s)
+			break
+		}
+	}
+	var gb *GitBusyError
+	if !errors.As(err, &gb) || gb.State != "pull" {
+		t.Fatalf("a commit while git pull fetches: %v", err)
+	}
+	unchangedStore(t, dir, head)
+	if err := pull.Wait(); err != nil {
+		t.Fatalf("the pull failed: %v", err)
+	}
+	if err := busyCommit(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGitCommandIn(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		cwd, sub string
+		in       bool
+	}{
+		{[]string{"git", "pull", "--rebase"}, "/v", "pull", true},
+		{[]string{"git", "pull"}, "/v/notes", "pull", true},
+		{[]string{"git", "pull"}, "/vault2", "pull", false},
+		{[]string{"git", "-C", "/v", "rebase", "main"}, "/elsewhere", "rebase", true},
+		{[]string{"git", "-C", "v", "merge", "x"}, "/", "merge", true},
+		{[]string{"git", "-c", "user.name=x", "--no-pager", "checkout", "main"}, "/v", "checkout", true},
+		{[]string{"/usr/bin/git", "switch", "main"}, "/v", "switch", true},
+		{[]string{"git", "-C", "/other", "pull"}, "/v", "pull", false},
+		{[]string{"gitk"}, "/v", "", false},
+		{[]string{"git"}, "/v", "", false},
+	} {
+		sub, in := gitCommandIn(c.args, c.cwd, "/v")
+		if sub != c.sub || in != c.in {
+			t.Errorf("gitCommandIn(%q, %q) = %q %v, want %q %v", c.args, c.cwd, sub, in, c.sub, c.in)
+		}
+	}
+}
