@@ -71,7 +71,7 @@ func TestConflictCopiesOfTheSameSecondKeepTheirOwnNames(t *testing.T) {
 	g := gitIn(a.Root())
 	ctx := context.Background()
 	const stamp = "2026-12-01 101500"
-	first := copyName(cdn, stamp, 1)
+	first := vault.ConflictCopyName(cdn, stamp, 1)
 	if !strings.HasSuffix(first, "Decision CDN provider (conflict 2026-12-01 101500).md") {
 		t.Fatalf("copy name %q", first)
 	}
@@ -79,14 +79,14 @@ func TestConflictCopiesOfTheSameSecondKeepTheirOwnNames(t *testing.T) {
 	tree := gitT(t, a.Root(), "rev-parse", "HEAD^{tree}")
 	taken := map[string]bool{}
 	second := freeCopyName(ctx, g, tree, cdn, stamp, taken)
-	if second != copyName(cdn, stamp, 2) || !strings.HasSuffix(second, "(conflict 2026-12-01 101500 2).md") {
+	if second != vault.ConflictCopyName(cdn, stamp, 2) || !strings.HasSuffix(second, "(conflict 2026-12-01 101500 2).md") {
 		t.Fatalf("second copy %q", second)
 	}
-	if third := freeCopyName(ctx, g, tree, cdn, stamp, taken); third != copyName(cdn, stamp, 3) {
+	if third := freeCopyName(ctx, g, tree, cdn, stamp, taken); third != vault.ConflictCopyName(cdn, stamp, 3) {
 		t.Fatalf("third copy in one merge %q", third)
 	}
 	other := "acme/other.md"
-	if got := freeCopyName(ctx, g, tree, other, stamp, taken); got != copyName(other, stamp, 1) {
+	if got := freeCopyName(ctx, g, tree, other, stamp, taken); got != vault.ConflictCopyName(other, stamp, 1) {
 		t.Fatalf("another note's copy %q", got)
 	}
 }

@@ -496,9 +496,9 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 			switch {
 			case err != nil:
 				// Not text git can merge (a NUL byte): both kept whole.
-				keep, copyOf, why = o, conflictCopy(t, theirs), "changed on both sides, and not text that merges line by line"
+				keep, copyOf, why = o, vault.ConflictCopy(t, theirs), "changed on both sides, and not text that merges line by line"
 			case m.Conflict:
-				keep, copyOf, why = m.Content, conflictCopy(t, theirs), m.Why
+				keep, copyOf, why = m.Content, vault.ConflictCopy(t, theirs), m.Why
 			default:
 				keep = m.Content
 			}
@@ -517,7 +517,7 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 			if err := gi.stage(ctx, c.Copy, copyOf); err != nil {
 				return "", nil, err
 			}
-			if linked, ok := linkCopy(keep, c.Copy); ok {
+			if linked, ok := vault.LinkConflictCopy(keep, c.Copy); ok {
 				if err := gi.stage(ctx, p, linked); err != nil {
 					return "", nil, err
 				}

@@ -23,8 +23,9 @@ type Finding struct {
 // access file, notes whose frontmatter is broken, notes sharing an id,
 // links that are ambiguous, unresolved or resolved only by cairn, the
 // vault's Obsidian link settings (how cairn writes new links), the git
-// index format, files that should be private, what crashed processes left
-// and notes not committed.
+// index format, files that should be private, what crashed processes left,
+// notes not committed, a git operation in progress or another branch
+// checked out, and writes a git operation left off the branch.
 func (v *Vault) Doctor() []Finding {
 	var out []Finding
 	add := func(level, check, format string, a ...any) {
@@ -136,12 +137,10 @@ func (v *Vault) Doctor() []Finding {
 		}
 	}
 	out = append(out, v.leftoverFindings()...)
-	for _, f := range []string{"MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD"} {
-		if _, err := os.Stat(filepath.Join(v.root, ".git", f)); err == nil {
-			add("problem", "git", "a git operation is in progress (%s): cairn refuses to write until it is finished", f)
-		}
+	if err := v.store.Busy(); err != nil {
+		add("problem", "git", "%v: writes wait for it (up to %s each, then they are answered unavailable)", strings.TrimSuffix(err.Error(), "; nothing was written"), GitWait)
 	}
-	return out
+	return append(out, v.strandedFindings()...)
 }
 
 // unresolvedConflict describes n when it is a sync's conflict copy not yet

@@ -51,7 +51,8 @@ func (v *Vault) leftoverFindings() []Finding {
 // Repair fixes what is safe to fix without a person: it recovers a commit
 // a crashed process left, removes the git locks and temporary files known
 // to be abandoned (Leftovers says how that is known), and commits notes
-// changed on disk and quiet, as the person's, and gives notes whose file
+// changed on disk and quiet, as the person's, brings back the writes a
+// git operation left off the branch (stranded.go), gives notes whose file
 // repeats another's id an id of their own, and moves typed links out of
 // the legacy links: list into properties (linkmigrate.go). It returns one
 // line per thing it did.
@@ -78,6 +79,11 @@ func (v *Vault) Repair() ([]string, error) {
 	if len(settling) > 0 {
 		did = append(did, fmt.Sprintf("left %d note(s) saved in the last %s for later: %s", len(settling), v.quiet, abbreviate(settling, 5)))
 	}
+	if err != nil {
+		return did, err
+	}
+	restored, err := v.restoreStranded()
+	did = append(did, restored...)
 	if err != nil {
 		return did, err
 	}

@@ -21,7 +21,9 @@ func doctorCmd() *cobra.Command {
 --fix first repairs what is safe to repair without a person: a commit a
 crashed process left is finished or dropped, git locks and temporary files
 known to be abandoned are removed (a lock a live git process may hold never
-is), and notes changed on disk are committed as the person's edits.`,
+is), notes changed on disk are committed as the person's edits, and
+writes of cairn's that a git operation left off the branch (a reset, a
+rebase --abort, a write on another branch) are brought back.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := needVault(dir); err != nil {
@@ -62,7 +64,7 @@ is), and notes changed on disk are committed as the person's edits.`,
 		},
 	}
 	vaultFlag(c, &dir)
-	c.Flags().BoolVar(&fix, "fix", false, "repair what is safe to repair first (interrupted commits, abandoned locks and temporary files, notes changed on disk)")
+	c.Flags().BoolVar(&fix, "fix", false, "repair what is safe to repair first (interrupted commits, abandoned locks and temporary files, notes changed on disk, writes left off the branch)")
 	return c
 }
 

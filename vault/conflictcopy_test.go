@@ -1,4 +1,4 @@
-package teamsync
+package vault
 
 import (
 	"testing"
@@ -15,15 +15,15 @@ func TestConflictCopyLinkOpensTheCopyBesideTheNote(t *testing.T) {
 	notes := []string{"Plan.md", "a/Plan.md", "ab/Plan.md", "a/b/Plan.md"}
 	var files []string
 	for _, p := range notes {
-		files = append(files, p, copyName(p, "2026-12-01 101500", 1))
+		files = append(files, p, ConflictCopyName(p, "2026-12-01 101500", 1))
 	}
 	for _, p := range notes {
-		linked, ok := linkCopy([]byte("# Plan\n"), copyName(p, "2026-12-01 101500", 1))
+		linked, ok := LinkConflictCopy([]byte("# Plan\n"), ConflictCopyName(p, "2026-12-01 101500", 1))
 		if !ok {
 			t.Fatalf("%s: no link", p)
 		}
 		targets := obsidianref.Targets(files, p, linked)
-		if len(targets) != 1 || targets[0].To != copyName(p, "2026-12-01 101500", 1) {
+		if len(targets) != 1 || targets[0].To != ConflictCopyName(p, "2026-12-01 101500", 1) {
 			t.Fatalf("%s: %+v\n%s", p, targets, linked)
 		}
 	}
