@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/vault"
 )
@@ -36,11 +37,12 @@ func gatewayTools() []*Tool {
 		},
 		{
 			Name: "get_note", Toolset: ToolsetGateway, Title: "Read a note", ReadOnly: true, Idempotent: true,
-			Description: "The whole note by ref (a note id, a path, or a wiki-ref such as [[Title]], a title or an alias): content, frontmatter, path, class, versionToken (needed to edit it safely) and provenance (who changed it last, how, when). `detailed: true` adds the outline (headings with levels), the links (outgoing: type, target, resolved note or attachment, or unresolved / ambiguous, and `obsidian`: whether Obsidian opens the same target, `unresolved` for a link only cairn resolves; incoming: from which note, with which type) and the recent revisions (commit, who, when). `revision` (a commit hash from those) reads an older version.",
+			Description: "The whole note by ref (a note id, a path, or a wiki-ref such as [[Title]], a title or an alias): content, frontmatter, path, class, versionToken (needed to edit it safely) and provenance (who changed it last, how, when). `detailed: true` adds the outline (headings with levels), the links (outgoing: type, target, resolved note or attachment, or unresolved / ambiguous, and `obsidian`: whether Obsidian opens the same target, `unresolved` for a link only cairn resolves; incoming: from which note, with which type) and the recent revisions (commit, who, when). `revision` (a commit hash from those) reads an older version. A long note's content comes in parts (384 KiB each by default): `contentTotalBytes` and `nextContentOffset` say there is more, and `contentOffset` asks for it. A reply with more links or headings than fit lists the first ones and says how many there are (`linksTruncated`...).",
 			Schema: `{"type":"object","properties":{
 "ref":{"type":"string","description":"Note id, path, [[Title]], title or alias."},
 "detailed":{"type":"boolean","description":"Also return the outline."},
-"revision":{"type":"string","description":"A commit hash from the note's history, to read that version."}},
+"revision":{"type":"string","description":"A commit hash from the note's history, to read that version."},
+"contentOffset":{"type":"integer","minimum":0,"description":"For a long note: the byte of the content to start from (nextContentOffset of the last part)."}},
 "required":["ref"],"additionalProperties":false}`,
 			Handle: getNote,
 		},
@@ -146,14 +148,17 @@ func listNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.Vault.ListNotes(e.Caller(), vault.ListArgs{Project: a.Project, Path: a.Path, Tag: a.Tag, Cursor: a.Cursor, Limit: limit})
+	return fitPage(e, limit, func(limit int) (*vault.Listing, error) {
+		return e.Vault.ListNotes(e.Caller(), vault.ListArgs{Project: a.Project, Path: a.Path, Tag: a.Tag, Cursor: a.Cursor, Limit: limit})
+	})
 }
 
 func getNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	var a struct {
-		Ref      string `json:"ref"`
-		Detailed bool   `json:"detailed"`
-		Revision string `json:"revision"`
+		Ref           string `json:"ref"`
+		Detailed      bool   `json:"detailed"`
+		Revision      string `json:"revision"`
+		ContentOffset *int   `json:"contentOffset"`
 	}
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
@@ -161,7 +166,50 @@ func getNote(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	if err := required("ref", a.Ref); err != nil {
 		return nil, err
 	}
-	return e.Vault.GetNote(e.Caller(), a.Ref, a.Detailed, a.Revision)
+	offset := 0
+	if a.ContentOffset != nil {
+		if offset = *a.ContentOffset; offset < 0 {
+			return nil, argError("contentOffset", "is %d; it counts bytes from 0", offset)
+		}
+	}
+	n, err := e.Vault.GetNote(e.Caller(), a.Ref, a.Detailed, a.Revision)
+	if err != nil {
+		return nil, err
+	}
+	return pageContent(n, offset, e.MaxReply*3/8)
+}
+
+// notePart is a note with its content in parts (get_note's contentOffset).
+type notePart struct {
+	*vault.NoteView
+	ContentOffset     int  `json:"contentOffset,omitempty"`
+	ContentTotalBytes int  `json:"contentTotalBytes,omitempty"`
+	NextContentOffset *int `json:"nextContentOffset,omitempty"`
+}
+
+// pageContent keeps window bytes of n's content from offset (both moved
+// back to the start of a character): the whole note when it fits.
+func pageContent(n *vault.NoteView, offset, window int) (any, error) {
+	total := len(n.Content)
+	if offset == 0 && total <= window {
+		return n, nil
+	}
+	if offset > total {
+		return nil, argError("contentOffset", "is %d; the content has %d bytes", offset, total)
+	}
+	for offset > 0 && offset < total && !utf8.RuneStart(n.Content[offset]) {
+		offset--
+	}
+	end := min(total, offset+window)
+	for end > offset && end < total && !utf8.RuneStart(n.Content[end]) {
+		end--
+	}
+	part := &notePart{NoteView: n, ContentOffset: offset, ContentTotalBytes: total}
+	n.Content = n.Content[offset:end]
+	if end < total {
+		part.NextContentOffset = &end
+	}
+	return part, nil
 }
 
 // noteArgs are one note's arguments, for create_note and create_notes.

@@ -98,7 +98,9 @@ func recentActivity(ctx context.Context, e *Env, raw json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return e.Vault.RecentActivity(e.Caller(), a.Project, a.Since, limit, a.Cursor)
+	return fitPage(e, limit, func(limit int) (*vault.ActivityPage, error) {
+		return e.Vault.RecentActivity(e.Caller(), a.Project, a.Since, limit, a.Cursor)
+	})
 }
 
 func startSession(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {

@@ -37,6 +37,9 @@ type Env struct {
 	Vault *vault.Vault
 	ID    Identity
 	Tool  string
+	// MaxReply is the bound on the reply (bound.go), for the tools that
+	// page what they return by it.
+	MaxReply int
 }
 
 // Caller is the vault caller for this call.
@@ -46,6 +49,16 @@ func (e *Env) Caller() vault.Caller { return e.ID.caller(e.Tool) }
 type Registry struct {
 	tools map[string]*Tool
 	order []string
+	// MaxReply bounds each reply in bytes (bound.go); 0 means
+	// DefaultMaxReply. Set before serving.
+	MaxReply int
+}
+
+func (r *Registry) maxReply() int {
+	if r.MaxReply > 0 {
+		return r.MaxReply
+	}
+	return DefaultMaxReply
 }
 
 // NewRegistry builds the registry of all toolsets.
@@ -190,14 +203,14 @@ func (l Local) CallTool(ctx context.Context, id Identity, tool string, raw json.
 	if err := checkUTF8(raw); err != nil {
 		return t.fail(refusal(err.Error()))
 	}
-	out, err := t.Handle(ctx, &Env{Vault: l.Vault, ID: id, Tool: t.Name}, raw)
+	out, err := t.Handle(ctx, &Env{Vault: l.Vault, ID: id, Tool: t.Name, MaxReply: l.Reg.maxReply()}, raw)
 	if err != nil {
 		return t.fail(err)
 	}
 	if res, ok := out.(*mcp.CallToolResult); ok {
-		return res // a tool family with its own result format (hindsight)
+		return boundText(res, l.Reg.maxReply()) // a tool family with its own result format (hindsight)
 	}
-	return jsonResult(out)
+	return boundedResult(out, l.Reg.maxReply())
 }
 
 // Fail is the tool's answer to a call that failed with err, in the tool
@@ -214,14 +227,6 @@ func (t *Tool) fail(err error) *mcp.CallToolResult {
 		return t.Errors(err)
 	}
 	return errorResult(err)
-}
-
-func jsonResult(v any) *mcp.CallToolResult {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return mcp.NewToolResultError("encode result: " + err.Error())
-	}
-	return mcp.NewToolResultStructured(json.RawMessage(b), string(b))
 }
 
 // refusal is a call refused before its handler ran (the token, the

@@ -38,6 +38,12 @@ func newTestServer(t testing.TB, template string) *testServer {
 // service, to look at its sessions.
 func newTestServerWith(t testing.TB, template string, o HTTPOptions) (*testServer, *HTTPService) {
 	t.Helper()
+	return newTestServerReg(t, template, o, NewRegistry())
+}
+
+// newTestServerReg serves with this registry (its reply bound).
+func newTestServerReg(t testing.TB, template string, o HTTPOptions, reg *Registry) (*testServer, *HTTPService) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "vault")
 	if _, err := vault.Init(dir, vault.InitOptions{From: template}); err != nil {
 		t.Fatal(err)
@@ -47,7 +53,7 @@ func newTestServerWith(t testing.TB, template string, o HTTPOptions) (*testServe
 		t.Fatal(err)
 	}
 	ts := &testServer{v: v, dir: dir, tokens: NewTokenStore(dir)}
-	srv := NewServer(v, NewRegistry(), "test")
+	srv := NewServer(v, reg, "test")
 	ts.mcp = srv
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

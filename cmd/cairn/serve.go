@@ -31,6 +31,9 @@ type serveOptions struct {
 	// syncEvery is --sync-every when given (nil: .cairn/config.yaml decides).
 	syncEvery *time.Duration
 
+	// maxReply bounds each tool's reply ("" is mcptools.DefaultMaxReply).
+	maxReply string
+
 	// HTTP limits (docs/architecture.md, "HTTP limits").
 	maxBody      string
 	sessionIdle  time.Duration
@@ -77,11 +80,29 @@ func serveCmd() *cobra.Command {
 	c.Flags().DurationVar(&o.quiet, "commit-after", 3*time.Second, "commit an edit made by hand once the file has been quiet this long; an agent reading or writing the note meanwhile waits for it")
 	c.Flags().DurationVar(&syncEvery, "sync-every", 0, "sync the vault through its git remote this often (e.g. 30s; 0: off), and a few seconds after a write; default: sync.every in .cairn/config.yaml, else off")
 	c.Flags().StringVar(&o.token, "token", os.Getenv("CAIRN_TOKEN"), "stdio: act as this token's principal, ceiling and toolsets instead of the owner (default $CAIRN_TOKEN)")
+	c.Flags().StringVar(&o.maxReply, "max-reply", "1MiB", "the largest reply of a tool (bytes, or KiB/MiB/GiB): longer lists are cut with a count and a notice, a long note's content comes in parts")
 	c.Flags().StringVar(&o.maxBody, "max-body", "16MiB", "HTTP: the largest request body (bytes, or KiB/MiB/GiB); larger ones get 413")
 	c.Flags().DurationVar(&o.sessionIdle, "session-idle", mcptools.DefaultSessionIdle, "HTTP: end a session after this long without a request (its client then initializes again)")
 	c.Flags().IntVar(&o.maxSessions, "max-sessions", mcptools.DefaultMaxSessions, "HTTP: live sessions per token; a new one ends the token's longest-idle")
 	c.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "HTTP: a browser origin (scheme://host[:port]) allowed besides loopback, with CORS (repeatable)")
 	return c
+}
+
+// maxReplyBytes is --max-reply in bytes (0 for the default).
+func (o serveOptions) maxReplyBytes() (int, error) {
+	if o.maxReply == "" {
+		return 0, nil
+	}
+	n, err := parseBytes(o.maxReply)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("--max-reply: %w", err)
+	case n < mcptools.MinMaxReply:
+		return 0, fmt.Errorf("--max-reply: %s is under %d KiB; a note's metadata with a notice must fit", o.maxReply, mcptools.MinMaxReply>>10)
+	case n > 1<<30:
+		return 0, fmt.Errorf("--max-reply: %s is over 1 GiB", o.maxReply)
+	}
+	return int(n), nil
 }
 
 // httpOptions checks the HTTP limit flags, each error naming its flag.
@@ -163,8 +184,11 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		}
 		defer ln.Close()
 	}
-	ctx, cancel := context.WithCancel(ctx)
 	reg := mcptools.NewRegistry()
+	if reg.MaxReply, err = o.maxReplyBytes(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	node := host.Start(ctx, reg, host.Options{Root: root, Version: version, Quiet: o.quiet, NoWatch: o.noWatch, SyncEvery: o.syncEvery,
 		Report: func(err error) { fmt.Fprintln(os.Stderr, "cairn:", oneLine(err.Error())) }})
 	defer func() {
