@@ -136,6 +136,16 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 // leave the state a crash at that step leaves.
 var crashPoint = func(step string) {}
 
+// SetCrashPoint sets what is called at each step of a commit or an
+// advance, for the crash tests of the packages built on the store (a test
+// process exits there); nil sets nothing.
+func SetCrashPoint(f func(step string)) {
+	if f == nil {
+		f = func(string) {}
+	}
+	crashPoint = f
+}
+
 func checkChanges(changes []Change) error {
 	if len(changes) == 0 {
 		return errors.New("commit: no changes")

@@ -171,29 +171,47 @@ func (s *Store) ReadAt(rev, path string) ([]byte, error) {
 func (s *Store) Dirty(path string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshLocked(); err != nil {
+	committed, err := s.committedBlobLocked(path)
+	if err != nil {
 		return false, err
-	}
-	committed := plumbing.ZeroHash
-	if _, ok := s.versions.paths[path]; ok {
-		tree, _, err := s.headTree()
-		if err != nil {
-			return false, err
-		}
-		// Raw trees: go-git's would decode a folder of 1,000 notes into
-		// strings on every read of a note (Vault.GetNote asks).
-		if tree != nil {
-			e, found, err := newRawWalker(s.repo.Storer).find(tree.Hash, path)
-			if err != nil {
-				return false, err
-			}
-			if found {
-				committed = e.hash
-			}
-		}
 	}
 	clean, err := s.diskMatches(path, committed)
 	return !clean, err
+}
+
+// CommittedAs says whether data is exactly what HEAD holds at path, and
+// if so the path's version (its versionToken), read together: a reader
+// that read the file can tell a whole committed version from a save in
+// progress, and name the commit that holds what it read.
+func (s *Store) CommittedAs(path string, data []byte) (string, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	committed, err := s.committedBlobLocked(path)
+	if err != nil || committed.IsZero() || blobHash(data) != committed {
+		return "", false, err
+	}
+	return s.versions.paths[path].String(), true, nil
+}
+
+// committedBlobLocked is the blob HEAD holds at path (zero: none).
+func (s *Store) committedBlobLocked(path string) (plumbing.Hash, error) {
+	if err := s.refreshLocked(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, ok := s.versions.paths[path]; !ok {
+		return plumbing.ZeroHash, nil
+	}
+	tree, _, err := s.headTree()
+	if err != nil || tree == nil {
+		return plumbing.ZeroHash, err
+	}
+	// Raw trees: go-git's would decode a folder of 1,000 notes into
+	// strings on every read of a note (Vault.GetNote asks).
+	e, found, err := newRawWalker(s.repo.Storer).find(tree.Hash, path)
+	if err != nil || !found {
+		return plumbing.ZeroHash, err
+	}
+	return e.hash, nil
 }
 
 // Changed returns, among paths, those whose file on disk differs from what

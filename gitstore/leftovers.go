@@ -22,6 +22,9 @@ type Leftover struct {
 	// that is known, or what stops it.
 	Safe bool
 	Why  string
+	// Live says it belongs to work under way now (a cairn commit holding
+	// the write lock, a git command running here): nothing left behind.
+	Live bool
 }
 
 func (l Leftover) String() string {
@@ -137,9 +140,10 @@ func (s *Store) leftovers(free bool) ([]Leftover, error) {
 		}
 		l := Leftover{Path: rel(p), What: "git lock", Owner: "git", Age: now.Sub(fi.ModTime())}
 		if data, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(data), "cairn ") && len(data) < 64 {
-			l.Owner, l.Safe, l.Why = "cairn", free, cairnWhy
+			l.Owner, l.Safe, l.Why, l.Live = "cairn", free, cairnWhy, !free
 		} else {
 			l.Safe, l.Why = procs.abandoned(p, l.Age, foreignLockAge)
+			l.Live = !l.Safe && procs.ok
 		}
 		out = append(out, l)
 	}
@@ -159,13 +163,15 @@ func (s *Store) leftovers(free bool) ([]Leftover, error) {
 			// git's own, or an older cairn's: known only by age.
 			l.Owner = "git"
 			l.Safe, l.Why = procs.abandoned(p, l.Age, foreignObjectAge)
+			l.Live = !l.Safe && procs.ok
 		case strings.HasPrefix(rel(p), ".cairn/") && !strings.HasPrefix(rel(p), ".cairn/trash/"):
 			// Cache and secrets files are written outside commits (the
 			// trash's files are a commit's, like notes).
 			l.Safe = l.Age > cacheTempAge
 			l.Why = "a cache or secrets file's temporary copy, written in milliseconds"
+			l.Live = !l.Safe
 		default:
-			l.Safe, l.Why = free, cairnWhy
+			l.Safe, l.Why, l.Live = free, cairnWhy, !free
 		}
 		out = append(out, l)
 	}

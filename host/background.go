@@ -35,11 +35,11 @@ func startBackground(ctx context.Context, v *vault.Vault, o Options) {
 		}()
 		return
 	}
-	go func() {
-		if err := v.Watch(ctx, vault.WatchOptions{Quiet: o.Quiet, Report: report}); err != nil {
+	v.GoWatch(ctx, vault.WatchOptions{Quiet: o.Quiet, Report: report}, func(err error) {
+		if err != nil {
 			report(fmt.Errorf("%w; edits made by hand are picked up every 3 s instead", err))
 		}
-	}()
+	})
 }
 
 // CloseBudget bounds the vault's Close when the host stops: SIGTERM must

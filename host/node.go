@@ -226,9 +226,11 @@ func (n *Node) host(h *Host, v *vault.Vault) {
 	if h == nil { // Locked was not called: not an exclusive open
 		h = n.listen()
 	}
-	h.opened(v)
+	// The watcher is counted in before any call runs, so a host stopped
+	// right after its first call still commits the edits it found.
 	bg, stop := context.WithCancel(context.Background())
 	startBackground(bg, v, n.o)
+	h.opened(v)
 	// The background sync stops as soon as the node lets go (its git
 	// commands killed), so it is over by the time the calls have drained.
 	synced := startSync(n.ctx, h, n.o)

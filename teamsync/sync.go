@@ -97,6 +97,11 @@ func Sync(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	return rep, err
 }
 
+// crashPoint, when a test sets it, is called at each step of a sync; a
+// test process exits there, as a SIGKILL would leave it (the commit's own
+// steps are gitstore's: gitstore.SetCrashPoint).
+var crashPoint = func(step string) {}
+
 // syncOnce is Sync within its deadline.
 func syncOnce(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	g, err := dial(ctx, v.Root(), o)
@@ -110,9 +115,11 @@ func syncOnce(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	crashPoint("fetched")
 	if err := commitHandEdits(ctx, v, gitIn(v.Root()), rep); err != nil {
 		return nil, err
 	}
+	crashPoint("committed hand edits")
 	if err := repairIDs(v, rep); err != nil {
 		return rep, err
 	}
@@ -140,7 +147,9 @@ func syncOnce(ctx context.Context, v *vault.Vault, o Options) (*Report, error) {
 			return rep, nil
 		}
 		out, outErr := outgoing(ctx, g, theirs)
+		crashPoint("pushing")
 		err = g.run(ctx, nil, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
+		crashPoint("pushed")
 		if err == nil {
 			rep.Pushed = true
 			if outErr == nil {
@@ -315,6 +324,7 @@ func integrate(ctx context.Context, v *vault.Vault, g git, theirs string, rep *R
 			if merged, conflicts, err = merge(ctx, g, sign, ours, theirs); err != nil {
 				return "", err
 			}
+			crashPoint("merged")
 			target = merged
 		}
 		var err error

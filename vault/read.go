@@ -160,14 +160,7 @@ func (v *Vault) GetNote(c Caller, ref string, detailed bool, revision string) (*
 	if revision != "" {
 		return v.noteAt(c, p, revision, detailed)
 	}
-	if err := v.flushHuman(p); err != nil {
-		return nil, err
-	}
-	data, err := readFileNoFollow(v.abs(p))
-	if err != nil {
-		return nil, notFound("ref", fmt.Sprintf("no note %q is accessible", ref))
-	}
-	token, _, err := v.store.Version(p)
+	data, token, err := v.readCommitted(p, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +177,43 @@ func (v *Vault) GetNote(c Caller, ref string, detailed bool, revision string) (*
 		}
 	}
 	return view, nil
+}
+
+// readCommitted reads note p as its last commit holds it, with that
+// commit: an edit saved in an editor and not yet committed is committed
+// first, once quiet (flushHuman). What was read is checked against the
+// commit: an editor's next save may have begun between the check and the
+// read (truncate, write a first part), and such a read goes round again,
+// waiting for the save to end; a note saved on and on answers BusyError.
+// A note whose name cairn never commits is read as it is.
+func (v *Vault) readCommitted(p, ref string) ([]byte, string, error) {
+	if unshareableName(p) != "" {
+		// Never committed (doctor lists it): read as it is.
+		data, err := readFileNoFollow(v.abs(p))
+		if err != nil {
+			return nil, "", notFound("ref", fmt.Sprintf("no note %q is accessible", ref))
+		}
+		token, _, err := v.store.Version(p)
+		return data, token, err
+	}
+	for try := 0; ; try++ {
+		if err := v.flushHuman(p); err != nil {
+			return nil, "", err
+		}
+		data, err := readFileNoFollow(v.abs(p))
+		if err != nil {
+			return nil, "", notFound("ref", fmt.Sprintf("no note %q is accessible", ref))
+		}
+		token, whole, err := v.store.CommittedAs(p, data)
+		switch {
+		case err != nil:
+			return nil, "", err
+		case whole:
+			return data, token, nil
+		case try == 3:
+			return nil, "", &BusyError{Path: p, RetryAfter: v.quiet}
+		}
+	}
 }
 
 func (v *Vault) noteAt(c Caller, p, revision string, detailed bool) (*NoteView, error) {

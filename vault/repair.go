@@ -17,10 +17,15 @@ func (v *Vault) leftoverFindings() []Finding {
 	if err != nil {
 		add("problem", "leftovers", "%v", err)
 	}
+	live := 0
 	for _, l := range left {
 		fix := "doctor --fix removes it"
 		if !l.Safe {
 			fix = "left alone"
+		}
+		if l.Live {
+			live++ // a write under way, cairn's or git's: nothing was left
+			continue
 		}
 		switch l.What {
 		case "interrupted commit":
@@ -32,7 +37,10 @@ func (v *Vault) leftoverFindings() []Finding {
 			add("warning", "temp file", "%s: %s (%s)", l.Path, l.Why, fix)
 		}
 	}
-	if len(left) == 0 && err == nil {
+	if live > 0 {
+		add("info", "leftovers", "%d lock or temporary file(s) of a write under way now (cairn's or git's): in use, not left behind", live)
+	}
+	if len(left) == live && err == nil {
 		add("ok", "leftovers", "no interrupted commit, stale lock or temporary file")
 	}
 	changed, err := v.Uncommitted()

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -100,4 +101,36 @@ func TestDoctorBringsBackWritesAGitOperationLeftOffTheBranch(t *testing.T) {
 		t.Fatalf("a rebased write is reported:\n%s", strings.Join(got, "\n"))
 	}
 	cleanAndSound(t, dir)
+}
+
+// TestDoctorTellsALiveWriteFromAStaleOne: the locks of a cairn commit
+// under way (its write lock held by a live process) are no problem; the
+// same locks once nobody holds the write lock are a stale leftover.
+func TestDoctorTellsALiveWriteFromAStaleOne(t *testing.T) {
+	v, dir := sampleVault(t)
+	f, err := os.OpenFile(filepath.Join(dir, ".cairn", "cache", "write.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ".git", "index.lock"), []byte("cairn 0123456789abcdef\n"), 0o644)
+	problems := func() (n int, all []string) {
+		for _, f := range v.Doctor() {
+			all = append(all, f.Level+" "+f.Check+": "+f.Message)
+			if f.Level == "problem" {
+				n++
+			}
+		}
+		return n, all
+	}
+	if n, all := problems(); n != 0 || !strings.Contains(strings.Join(all, "\n"), "of a write under way now") {
+		t.Fatalf("a live write reported as a problem, or not at all:\n%s", strings.Join(all, "\n"))
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if n, all := problems(); n != 1 || !strings.Contains(strings.Join(all, "\n"), "problem git lock: .git/index.lock") {
+		t.Fatalf("a stale lock is not the one problem:\n%s", strings.Join(all, "\n"))
+	}
 }

@@ -82,6 +82,11 @@ type Vault struct {
 	scanTook    time.Duration // how long the last rescan took (scanDue)
 	knownHead   string        // the HEAD the catalog and projects reflect
 	recoveries  []gitstore.RecoveryReport
+	// closing is closed by Close (closed set, under mu): a watcher then
+	// commits what it has seen and ends, and Close waits for it.
+	closing  chan struct{}
+	closed   bool
+	watchers sync.WaitGroup
 
 	quiet time.Duration // see Options.Quiet
 	// answerDuringBuild: see Options.AnswerDuringBuild.
@@ -106,7 +111,7 @@ func Open(root string, opts Options) (*Vault, error) {
 	if err := Check(root); err != nil {
 		return nil, err
 	}
-	v := &Vault{root: abs, quiet: opts.Quiet, answerDuringBuild: opts.AnswerDuringBuild}
+	v := &Vault{root: abs, quiet: opts.Quiet, answerDuringBuild: opts.AnswerDuringBuild, closing: make(chan struct{})}
 	if v.quiet <= 0 {
 		v.quiet = DefaultQuiet
 	}
@@ -203,6 +208,13 @@ func (v *Vault) Store() *gitstore.Store { return v.store }
 
 // Close persists derived state and releases the serve lock.
 func (v *Vault) Close() error {
+	v.mu.Lock()
+	if !v.closed {
+		v.closed = true
+		close(v.closing)
+	}
+	v.mu.Unlock()
+	v.watchers.Wait() // each commits what it has seen first (Watch)
 	err := v.store.Close()
 	if cerr := v.closeIndex(); err == nil {
 		err = cerr

@@ -39,15 +39,52 @@ type WatchOptions struct {
 // trusts event kinds: it looks at the files as they are. Not recursive by
 // nature (inotify), it adds every folder, new ones included.
 func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
+	report := o.Report
+	if report == nil {
+		report = func(error) {}
+	}
+	if !v.enterWatch() {
+		return nil
+	}
+	defer v.watchers.Done()
+	return v.watch(ctx, o, report)
+}
+
+// GoWatch runs Watch in a goroutine of its own, counted as a watcher
+// before it returns: a Close right after still waits for it to commit
+// what it has seen. done gets Watch's error.
+func (v *Vault) GoWatch(ctx context.Context, o WatchOptions, done func(error)) {
+	if !v.enterWatch() {
+		return
+	}
+	go func() {
+		defer v.watchers.Done()
+		report := o.Report
+		if report == nil {
+			report = func(error) {}
+		}
+		done(v.watch(ctx, o, report))
+	}()
+}
+
+// enterWatch counts a watcher in, unless the vault is closing.
+func (v *Vault) enterWatch() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return false
+	}
+	v.watchers.Add(1)
+	return true
+}
+
+// watch is Watch's loop.
+func (v *Vault) watch(ctx context.Context, o WatchOptions, report func(error)) error {
 	if o.Debounce == 0 {
 		o.Debounce = 150 * time.Millisecond
 	}
 	if o.Quiet == 0 {
 		o.Quiet = v.quiet
-	}
-	report := o.Report
-	if report == nil {
-		report = func(error) {}
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -91,10 +128,18 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 	// so an edit is committed at most a tick after it.
 	tick := time.NewTicker(min(o.Quiet/10, 25*time.Millisecond))
 	defer tick.Stop()
+	stop := func() error {
+		pendingMu.Lock()
+		defer pendingMu.Unlock()
+		v.commitSeen(v.lookAt(touched, watchTree), pending, report)
+		return nil
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return stop()
+		case <-v.closing:
+			return stop()
 		case err, ok := <-w.Errors:
 			if !ok {
 				return nil
@@ -174,6 +219,36 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 				}
 			}
 		}
+	}
+}
+
+// commitSeen commits, as a stopping watcher's last act, the edits it has
+// seen and not committed (pending, and changed: found in events not yet
+// looked at), without waiting for their quiet period: a server that ran
+// for under a second would otherwise leave an edit made just before it
+// started for the next one. A file written to in the last 50 ms may be a
+// save in progress (an editor writes one in milliseconds): it is left, and
+// the next start commits it once quiet.
+func (v *Vault) commitSeen(changed []string, pending map[string]time.Time, report func(error)) {
+	seen := map[string]bool{}
+	for _, p := range changed {
+		seen[p] = true
+	}
+	for p := range pending {
+		seen[p] = true
+	}
+	var due []string
+	for p := range seen {
+		if fi, err := os.Lstat(v.abs(p)); err != nil || time.Since(fi.ModTime()) > 50*time.Millisecond {
+			due = append(due, p)
+		}
+	}
+	if len(due) == 0 {
+		return
+	}
+	sort.Strings(due)
+	if err := v.commitHandEdits(due); err != nil {
+		report(fmt.Errorf("commit the edits seen before stopping: %w", err))
 	}
 }
 

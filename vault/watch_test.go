@@ -184,17 +184,31 @@ func TestWatcherCommitsAFolderReplacedByAFile(t *testing.T) {
 	if err := os.WriteFile(folder, []byte("specs moved to the wiki\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the folder's notes deleted in HEAD", func() bool {
-		return gitOut(t, dir, "ls-tree", "-r", "--name-only", "HEAD", "acme/launch/specs/") == ""
-	})
-	for _, p := range had {
-		if v.Indexed(p) {
-			t.Errorf("%s is still in the catalog or the index", p)
+	// The whole outcome, waited for: HEAD moves before the git index and
+	// the catalog follow (a commit's steps 8 to 10), which a loaded
+	// machine can make visible.
+	left := func() []string {
+		var out []string
+		for _, p := range had {
+			if v.Indexed(p) {
+				out = append(out, p+" is still in the catalog or the index")
+			}
 		}
+		for _, line := range strings.Split(gitOut(t, dir, "-c", "core.quotePath=false", "status", "--porcelain"), "\n") {
+			if strings.Contains(line, "acme/launch/specs/") {
+				out = append(out, "left uncommitted: "+line)
+			}
+		}
+		if gitOut(t, dir, "ls-tree", "-r", "--name-only", "HEAD", "acme/launch/specs/") != "" {
+			out = append(out, "HEAD still holds acme/launch/specs/")
+		}
+		return out
 	}
-	for _, line := range strings.Split(gitOut(t, dir, "-c", "core.quotePath=false", "status", "--porcelain"), "\n") {
-		if strings.Contains(line, "acme/launch/specs/") {
-			t.Errorf("left uncommitted: %s", line)
-		}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(left()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, l := range left() {
+		t.Error(l)
 	}
 }
