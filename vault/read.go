@@ -180,11 +180,11 @@ func (v *Vault) GetNote(c Caller, ref string, detailed bool, revision string) (*
 }
 
 // readCommitted reads note p as its last commit holds it, with that
-// commit: an edit saved in an editor and not yet committed is committed
-// first, once quiet (flushHuman). What was read is checked against the
-// commit: an editor's next save may have begun between the check and the
-// read (truncate, write a first part), and such a read goes round again,
-// waiting for the save to end; a note saved on and on answers BusyError.
+// commit. What was read is checked against the commit (one read, one
+// hash): a file that differs is an edit saved in an editor and not yet
+// committed, committed once quiet (flushHuman), or an editor's save under
+// way (truncated, a first part written), waited for; then it is read
+// again. A note saved on and on answers BusyError.
 // A note whose name cairn never commits is read as it is.
 func (v *Vault) readCommitted(p, ref string) ([]byte, string, error) {
 	if unshareableName(p) != "" {
@@ -197,11 +197,11 @@ func (v *Vault) readCommitted(p, ref string) ([]byte, string, error) {
 		return data, token, err
 	}
 	for try := 0; ; try++ {
-		if err := v.flushHuman(p); err != nil {
-			return nil, "", err
-		}
 		data, err := readFileNoFollow(v.abs(p))
 		if err != nil {
+			if gitstore.Missing(err) {
+				v.flushHuman(p) // deleted by hand: committed as such
+			}
 			return nil, "", notFound("ref", fmt.Sprintf("no note %q is accessible", ref))
 		}
 		token, whole, err := v.store.CommittedAs(p, data)
@@ -212,6 +212,9 @@ func (v *Vault) readCommitted(p, ref string) ([]byte, string, error) {
 			return data, token, nil
 		case try == 3:
 			return nil, "", &BusyError{Path: p, RetryAfter: v.quiet}
+		}
+		if err := v.flushHuman(p); err != nil {
+			return nil, "", err
 		}
 	}
 }
