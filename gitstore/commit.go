@@ -239,10 +239,7 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	// Again with both locks held: a person's git command that started
 	// since the first check has made its state files or moved HEAD by now,
 	// or waits for these locks (gitbusy.go).
-	if b, err := s.vaultBranch(); err != nil || b != branch {
-		if err == nil {
-			err = fmt.Errorf("commit: HEAD moved to %s while the commit was made; nothing was written", b)
-		}
+	if _, err := s.vaultBranch(); err != nil {
 		return err
 	}
 	crashPoint("locked")
@@ -255,7 +252,7 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	// began since, a pull still fetching, would be broken by the move.
 	var busy error
 	err = refLock.commitChecked([]byte(pc.hash.String()+"\n"), true, func() error {
-		busy = s.noGitMoving(branch)
+		busy = s.noGitMoving()
 		return busy
 	})
 	if busy != nil {

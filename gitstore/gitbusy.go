@@ -56,7 +56,7 @@ func (s *Store) Busy() error {
 // vaultBranch is the branch cairn commits to, once it has checked that
 // git is doing nothing in the vault and that HEAD is on that branch: the
 // branch HEAD named when the store opened (or, if it named none then, the
-// first it names).
+// first it names; it never changes after).
 func (s *Store) vaultBranch() (plumbing.ReferenceName, error) {
 	for _, st := range gitStates {
 		if _, err := os.Lstat(filepath.Join(s.gitDir, filepath.FromSlash(st.file))); err == nil {
@@ -85,14 +85,10 @@ func (s *Store) vaultBranch() (plumbing.ReferenceName, error) {
 	return s.branch, nil
 }
 
-// noGitMoving is vaultBranch's check (still branch), and no person's git
-// command running that reads the branch now and moves it later
-// (gitprocs.go).
-func (s *Store) noGitMoving(branch plumbing.ReferenceName) error {
-	if b, err := s.vaultBranch(); err != nil || b != branch {
-		if err == nil {
-			err = &GitBusyError{State: "branch", Why: fmt.Sprintf("HEAD moved to %s while the commit was made", b.Short())}
-		}
+// noGitMoving is vaultBranch's check, and no person's git command running
+// that reads the branch now and moves it later (gitprocs.go).
+func (s *Store) noGitMoving() error {
+	if _, err := s.vaultBranch(); err != nil {
 		return err
 	}
 	if s.realDir == "" {

@@ -65,7 +65,7 @@ func printSetup(out io.Writer, dir string, res *vault.InitResult) {
 		fmt.Fprintf(out, "Ignored in .gitignore (committed, so every clone ignores them): %s\n", strings.Join(res.Ignored, ", "))
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(out, "Not committed (left on disk, untracked): %s\n", s)
+		fmt.Fprintf(out, "Not committed (left on disk, untracked): %s\n", oneLine(s))
 	}
 	for _, a := range res.Advice {
 		fmt.Fprintf(out, "Advice: %s\n", a)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/gitstore"
 	"os"
 	"text/tabwriter"
 
@@ -23,7 +24,7 @@ func projectCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "project %s (%s) in %s/\n", p.Handle, p.Name, p.Dir)
+			fmt.Fprintf(cmd.OutOrStdout(), "project %s (%s) in %s/\n", p.Handle, oneLine(p.Name), gitstore.QuotePath(p.Dir))
 			return nil
 		},
 	}
@@ -47,11 +48,11 @@ func projectCmd() *cobra.Command {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "HANDLE\tNAME\tFOLDER\tALIASES")
 			for _, p := range ps {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%v\n", p.Handle, p.Name, p.Dir, p.Aliases)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%v\n", oneLine(p.Handle), oneLine(p.Name), gitstore.QuotePath(p.Dir), oneLine(fmt.Sprint(p.Aliases)))
 			}
 			w.Flush()
 			for _, pr := range problems {
-				fmt.Fprintln(os.Stderr, "warning:", pr)
+				fmt.Fprintln(os.Stderr, "warning:", oneLine(pr))
 			}
 			return nil
 		},

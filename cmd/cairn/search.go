@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cairn-dev/cairn/gitstore"
 	"strings"
 	"time"
 
@@ -64,7 +65,7 @@ func searchCmd() *cobra.Command {
 				return nil
 			}
 			for i, h := range res.Results {
-				fmt.Fprintf(out, "%2d. %s  (%s)\n    %s\n", i+1, h.Title, h.Path, h.Snippet)
+				fmt.Fprintf(out, "%2d. %s  (%s)\n    %s\n", i+1, oneLine(h.Title), gitstore.QuotePath(h.Path), oneLine(h.Snippet))
 			}
 			fmt.Fprintf(out, "%d results, %s\n", len(res.Results), res.Mode)
 			return nil
