@@ -208,6 +208,11 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	if err != nil {
 		return err
 	}
+	// No lock is taken while a person's git command runs (gitprocs.go).
+	seen := map[string]bool{}
+	if err := s.noGitMoving(seen); err != nil {
+		return err
+	}
 	wl.staged(branch, pc.head, pc.hash)
 	crashPoint("staged")
 
@@ -252,7 +257,7 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	// began since, a pull still fetching, would be broken by the move.
 	var busy error
 	err = refLock.commitChecked([]byte(pc.hash.String()+"\n"), true, func() error {
-		busy = s.noGitMoving()
+		busy = s.noGitMoving(seen)
 		return busy
 	})
 	if busy != nil {

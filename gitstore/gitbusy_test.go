@@ -103,7 +103,7 @@ func TestNoCommitWhileAPullFetches(t *testing.T) {
 	}
 	var err error
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if runningGit(resolved(dir)) != "" {
+		if runningGit(resolved(dir), map[string]bool{}) != "" {
 			err = busyCommit(s)
 			break
 		}

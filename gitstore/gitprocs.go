@@ -14,9 +14,12 @@ import (
 // over it ("fetch updated the current branch head ... Cannot fast-forward
 // your working tree"). A rebase reads the branch before it writes
 // .git/rebase-merge. No file in the repository says such a command has
-// begun: only the process does. So right before the branch moves, cairn
-// looks for one (on Linux, in /proc) and, when it finds one, puts the
-// files back and answers GitBusyError.
+// begun: only the process does. So cairn looks for one (on Linux, in
+// /proc) before it takes git's locks, and again right before the branch
+// moves, and when it finds one answers GitBusyError (putting back the
+// files it wrote, the second time). Looking first also keeps cairn from
+// taking index.lock in the middle of a person's command: git merge and
+// git cherry-pick that meet it half-way leave their work half-staged.
 
 // movingCommands are the git commands that read the branch and move it
 // or the work tree later: a commit of cairn's landing while one runs
@@ -33,9 +36,12 @@ var movingCommands = map[string]bool{
 // listed again until a listing shows no process the last did not (at
 // most five times): a command started while the first listing was read
 // (about 1.5 ms here) is seen too, so what remains is the microseconds
-// between the last listing and the branch's move.
-func runningGit(dir string) string {
-	seen := map[string]bool{strconv.Itoa(os.Getpid()): true}
+// between the last listing and what the caller does next. seen holds the
+// processes already looked at, which a later call skips: a commit looks
+// before it takes git's locks and again, at the new ones only, right
+// before its branch moves.
+func runningGit(dir string, seen map[string]bool) string {
+	seen[strconv.Itoa(os.Getpid())] = true
 	for round := 0; round < 5; round++ {
 		entries, err := os.ReadDir("/proc")
 		if err != nil {
@@ -47,11 +53,11 @@ func runningGit(dir string) string {
 			if name[0] < '0' || name[0] > '9' || seen[name] {
 				continue
 			}
-			seen[name] = true
 			fresh++
 			if sub := movingGitIn("/proc/"+name, dir); sub != "" {
-				return "git " + sub
+				return "git " + sub // not marked seen: it is looked at again
 			}
+			seen[name] = true
 		}
 		if fresh == 0 {
 			return ""

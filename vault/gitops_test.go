@@ -42,12 +42,18 @@ func persist(t *testing.T, dir string, args ...string) string {
 		transient := strings.Contains(out, "index.lock") || strings.Contains(out, "your local changes would be overwritten by") ||
 			strings.Contains(out, "Your local changes to the following files would be overwritten") || strings.Contains(out, "index contains uncommitted changes")
 		broken := strings.Contains(out, "fetch updated the current branch head") || strings.Contains(out, "cannot lock ref")
-		if args[0] == "merge" && (strings.Contains(out, "Unable to write index") || strings.Contains(out, "stash failed")) {
-			// git merge meeting a held index.lock can leave a merge half
-			// made, with nothing in conflict: the person undoes it.
-			if _, err := os.Stat(filepath.Join(dir, ".git", "MERGE_HEAD")); err == nil {
+		if (args[0] == "merge" || args[0] == "cherry-pick") && (strings.Contains(out, "Unable to write index") ||
+			strings.Contains(out, "stash failed") || strings.Contains(out, "would be overwritten by")) {
+			// git merge and cherry-pick meeting a held index.lock half-way
+			// can leave their work half-staged, nothing in conflict: the
+			// person undoes it and runs the command again.
+			halfMade.Add(1)
+			switch {
+			case exists(filepath.Join(dir, ".git", "MERGE_HEAD")):
 				persist(t, dir, "merge", "--abort")
-			} else {
+			case exists(filepath.Join(dir, ".git", "CHERRY_PICK_HEAD")):
+				persist(t, dir, "cherry-pick", "--abort")
+			default:
 				persist(t, dir, "reset", "-q", "--merge")
 			}
 			transient = true
@@ -63,8 +69,9 @@ func persist(t *testing.T, dir string, args ...string) string {
 	}
 }
 
-// retries counts the person's commands run again.
-var retries atomic.Int64
+// retries counts the person's commands run again; halfMade those a
+// held index.lock left half-made.
+var retries, halfMade atomic.Int64
 
 // agentWriter creates a note every interval until stop is closed, and
 // keeps the acknowledged ones: path → a line of its body.
@@ -192,6 +199,6 @@ func TestAgentWritesDuringAPersonsGitOperations(t *testing.T) {
 			t.Errorf("agent writes landed on %s:\n%s", branch, agents)
 		}
 	}
-	t.Logf("%d writes acknowledged, %d answered busy, %d lost, %d rounds of pull --rebase, checkout, merge, cherry-pick; %d commands of the person's run again", len(a.acked), a.busy, lost, rounds, retries.Load())
+	t.Logf("%d writes acknowledged, %d answered busy, %d lost, %d rounds of pull --rebase, checkout, merge, cherry-pick; %d commands of the person's run again, %d of them undone first", len(a.acked), a.busy, lost, rounds, retries.Load(), halfMade.Load())
 	cleanAndSound(t, dir)
 }

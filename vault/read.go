@@ -196,7 +196,8 @@ func (v *Vault) readCommitted(p, ref string) ([]byte, string, error) {
 		token, _, err := v.store.Version(p)
 		return data, token, err
 	}
-	for try := 0; ; try++ {
+	deadline := time.Now().Add(v.quiet + settleWait) // as waitQuiet's
+	for {
 		data, err := readFileNoFollow(v.abs(p))
 		if err != nil {
 			if gitstore.Missing(err) {
@@ -210,7 +211,7 @@ func (v *Vault) readCommitted(p, ref string) ([]byte, string, error) {
 			return nil, "", err
 		case whole:
 			return data, token, nil
-		case try == 3:
+		case time.Now().After(deadline):
 			return nil, "", &BusyError{Path: p, RetryAfter: v.quiet}
 		}
 		if err := v.flushHuman(p); err != nil {
