@@ -93,6 +93,39 @@ func TestVotersAreNotElectric(t *testing.T) {
 	}
 }
 
+// A verb's forms find each other: the seed's capture "Nous lançons…"
+// is found by "lancement", "lancer", "lancé" and "lançons", with accents
+// or without, while a plural in -ons still finds its singular and the
+// singular its plural.
+func TestAVerbsFormsFindEachOther(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), nil, nil)
+	defer ix.Close()
+	docs := []*Doc{
+		{Path: "pilotes.md", Title: "Pilotes", Body: "Nous lançons d'abord auprès de vingt clients pilotes.", Scope: "s"},
+		{Path: "maisons.md", Title: "Quartier", Body: "Trois maisons neuves au bout de la rue.", Scope: "s"},
+		{Path: "maison.md", Title: "Achat", Body: "Une maison ancienne à rénover.", Scope: "s"},
+		{Path: "autre.md", Title: "Budget", Body: "Le budget du trimestre est fixé.", Scope: "s"},
+	}
+	if err := ix.Apply(versioned(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"lancement": "pilotes.md", "lancer": "pilotes.md", "lancé": "pilotes.md", "lance": "pilotes.md",
+		"lançons": "pilotes.md", "lancons": "pilotes.md",
+		"maison": "maison.md maisons.md", "maisons": "maison.md maisons.md",
+	} {
+		r, err := ix.Search(context.Background(), Query{Text: q, Mode: Lexical, Filter: Filter{Scopes: []string{"s"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := paths(r)
+		slices.Sort(got)
+		if strings.Join(got, " ") != want {
+			t.Errorf("%q: got %v, want %s", q, got, want)
+		}
+	}
+}
+
 // The analysis of a text is the analysis of its folded text: terms and
 // positions alike, over every note of the sample vault (English and
 // French) and the words, in both languages. A query typed

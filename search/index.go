@@ -107,7 +107,7 @@ type docMeta struct {
 // folded in every word and both languages, French stop words with and
 // without accents, no "-ique" rule in the French stemmer, path words
 // folded (analysis.go).
-const manifestFormat = 6
+const manifestFormat = 7
 
 const seqKey = "cairn.seq"
 

@@ -37,10 +37,10 @@ func TestSearchFoldsAccentsAndRebuildsAnOldIndex(t *testing.T) {
 
 	manifest := filepath.Join(dir, CacheDir, "search", "manifest.json")
 	data := readFile(t, manifest)
-	if !strings.Contains(data, `"format":6`) {
+	if !strings.Contains(data, `"format":7`) {
 		t.Fatalf("manifest: %.80s", data)
 	}
-	if err := os.WriteFile(manifest, []byte(strings.Replace(data, `"format":6`, `"format":5`, 1)), 0o644); err != nil {
+	if err := os.WriteFile(manifest, []byte(strings.Replace(data, `"format":7`, `"format":6`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	v2, err := Open(dir, Options{Quiet: testQuiet})
@@ -52,7 +52,7 @@ func TestSearchFoldsAccentsAndRebuildsAnOldIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(ix.Rebuilt(), "format 5") {
+	if !strings.Contains(ix.Rebuilt(), "format 6") {
 		t.Fatalf("an index of the previous analysis must be rebuilt, got %q", ix.Rebuilt())
 	}
 	check(v2)
