@@ -7,12 +7,16 @@
 //     type, read from the Go installation running the bench);
 //   - fr-man (questions-fr.tsv): one note per French manual page installed
 //     on the machine (/usr/share/man/fr, sections 1, 5 and 8, rendered by
-//     man), questions in French, some typed without accents.
+//     man), questions in French, some typed without accents;
+//   - web (web/, see web.go): passages of Go's documentation, keyword
+//     queries, graded judgments, under numbered names and names without
+//     order.
 //
 // It reports, per mode, hit@1, hit@5 and MRR@10 (a hit is any of the
-// notes a question names) and search latency.
+// notes a question names), or nDCG@10 for web, and search latency, beside
+// the bench's own plain BM25 (bench/bm25).
 //
-//	go run ./bench/heldout [-set go|fr-man]
+//	go run ./bench/heldout [-set go|fr-man|web] [-names numbered|hashed|both]
 package main
 
 import (
@@ -32,6 +36,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/bm25"
 	"github.com/cairn-dev/cairn/vault"
 )
 
@@ -42,10 +47,23 @@ type question struct {
 }
 
 func main() {
-	set := flag.String("set", "go", "the set: go (Go's standard library) or fr-man (French manual pages)")
+	set := flag.String("set", "go", "the set: go (Go's standard library), fr-man (French manual pages) or web (passages of Go's documentation, graded)")
 	modes := flag.String("modes", "lexical,semantic,hybrid", "modes to measure")
+	names := flag.String("names", "both", "web: the notes' names, numbered, hashed (without order) or both")
 	show := flag.Bool("v", false, "print each question's top result per mode")
 	flag.Parse()
+	if *set == "web" {
+		for _, n := range []string{"numbered", "hashed"} {
+			if *names != "both" && *names != n {
+				continue
+			}
+			if err := runWeb(n == "numbered", strings.Split(*modes, ","), *show); err != nil {
+				fmt.Fprintln(os.Stderr, "heldout:", err)
+				os.Exit(1)
+			}
+		}
+		return
+	}
 	c, ok := corpora[*set]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "heldout: -set %q: go or fr-man\n", *set)
@@ -85,24 +103,18 @@ func run(c corpus, modes []string, show bool) error {
 	if err != nil {
 		return err
 	}
-	vdir := filepath.Join(tmp, "vault")
-	if _, err := vault.Init(vdir, vault.InitOptions{From: src}); err != nil {
-		return err
-	}
-	v, err := vault.Open(vdir, vault.Options{})
+	v, done, err := openBenchVault(tmp, src)
 	if err != nil {
 		return err
 	}
-	defer v.Close()
-	ix, err := v.SearchIndex()
-	if err != nil {
-		return err
-	}
-	ix.WaitVectors(10 * time.Minute)
+	defer done()
 	fmt.Printf("%d notes (%s), %d questions\n\n", n, runtime.Version(), len(qs))
 	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
 	fmt.Println("| mode | hit@1 | hit@5 | MRR@10 | p50 |")
 	fmt.Println("|---|---|---|---|---|")
+	if err := bm25Row(c, src, qs); err != nil {
+		return err
+	}
 	for _, mode := range modes {
 		var hit1, hit5, mrr float64
 		var lat []time.Duration
@@ -142,6 +154,65 @@ func run(c corpus, modes []string, show bool) error {
 		fmt.Printf("| %s | %.3f | %.3f | %.3f | %.1f ms |\n", mode, hit1/k, hit5/k, mrr/k, float64(lat[len(lat)/2].Microseconds())/1000)
 	}
 	return nil
+}
+
+// openBenchVault makes a vault of the notes in src (under tmp), opens
+// it, and returns once its index and vectors are built.
+func openBenchVault(tmp, src string) (*vault.Vault, func(), error) {
+	vdir := filepath.Join(tmp, "vault")
+	if _, err := vault.Init(vdir, vault.InitOptions{From: src}); err != nil {
+		return nil, nil, err
+	}
+	v, err := vault.Open(vdir, vault.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := v.SearchIndex()
+	if err != nil {
+		v.Close()
+		return nil, nil, err
+	}
+	ix.WaitVectors(10 * time.Minute)
+	return v, func() { v.Close() }, nil
+}
+
+// bm25Row prints the bench's own plain BM25 over the notes' files.
+func bm25Row(c corpus, src string, qs []question) error {
+	texts := map[string]string{}
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(src, p)
+		texts[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	ref := bm25.New(texts)
+	var hit1, hit5, mrr float64
+	for _, q := range qs {
+		for i, p := range ref.Search(q.text, 10) {
+			if q.answers[c.key(p)] {
+				hit1 += b2f(i == 0)
+				hit5 += b2f(i < 5)
+				mrr += 1 / float64(i+1)
+				break
+			}
+		}
+	}
+	k := float64(len(qs))
+	fmt.Printf("| plain BM25 (bench) | %.3f | %.3f | %.3f | |\n", hit1/k, hit5/k, mrr/k)
+	return nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func readQuestions(file string) ([]question, error) {

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/bm25"
 	"github.com/cairn-dev/cairn/vault"
 )
 
@@ -53,7 +54,9 @@ func main() {
 	modes := flag.String("modes", "lexical,semantic,hybrid", "modes to measure")
 	hs := flag.Bool("hindsight", false, "measure through hindsight_put / hindsight_search instead (one bank per conversation)")
 	plain := flag.Bool("plain", false, "ingest plainly: one note per turn titled by its dialogue id, body \"Speaker (date): text\", no frontmatter or links")
+	names := flag.String("names", "numbered", "plain ingest: notes named by their turn (numbered) or by a hash of it (hashed: names that carry no order)")
 	flag.Parse()
+	hashedNames = *names == "hashed"
 	viaHindsight = *hs
 	plainIngest = *plain
 	if err := run(*data, *keep, *convs, strings.Split(*modes, ",")); err != nil {
@@ -118,6 +121,9 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
 	fmt.Println("| mode | category | questions | recall@5 | recall@10 | recall@20 | p50 | p99 |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
+	if err := bm25Rows(src, samples); err != nil {
+		return err
+	}
 	for _, mode := range modes {
 		t := newTally()
 		for _, s := range samples {
@@ -140,6 +146,35 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 		}
 		t.print(mode)
 	}
+	return nil
+}
+
+// bm25Rows are the bench's own plain BM25 over each conversation's notes
+// (their files, as written), beside cairn's modes.
+func bm25Rows(src string, samples []sample) error {
+	t := newTally()
+	for _, s := range samples {
+		texts := map[string]string{}
+		err := filepath.WalkDir(filepath.Join(src, s.ID), func(f string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(f, ".md") {
+				return err
+			}
+			data, err := os.ReadFile(f)
+			texts[diaOf(f)] = string(data)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		ref := bm25.New(texts)
+		for _, q := range s.QA {
+			if q.Category == 5 || len(q.Evidence) == 0 {
+				continue
+			}
+			t.add(q.Category, ref.Search(q.Question, 20), q.Evidence, 0)
+		}
+	}
+	t.print("plain BM25 (bench)")
 	return nil
 }
 
@@ -219,6 +254,9 @@ func normDia(s string) string {
 
 // diaOf is the dialogue id of a turn note's path (…/D1-3.md → D1:3).
 func diaOf(p string) string {
+	if d, ok := hashedDia[filepath.Base(p)]; ok {
+		return d
+	}
 	base := strings.TrimSuffix(filepath.Base(p), ".md")
 	return strings.Replace(base, "-", ":", 1)
 }
