@@ -226,8 +226,7 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 	}
 	writtenMu.Lock()
 	for i, word := range written {
-		// Found first; after it only its numbered neighbours ("Background
-		// 4" is next to 3 and 5), whose context holds its words.
+		// Found first, and nothing outside the notes written then.
 		r := searchT(t, v, owner, SearchArgs{Query: word, Mode: "lexical"})
 		got := resultPaths(r)
 		if len(got) == 0 || got[0] != fmt.Sprintf("acme/bg/Background %d.md", i) {

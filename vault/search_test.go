@@ -484,11 +484,12 @@ func TestLanguagesFollowTheEmbedder(t *testing.T) {
 	}
 }
 
-// Notes numbered in one folder form a sequence with no link between them:
-// the reply is found with its question, a note arriving in the middle of
-// the run reaches both neighbours' context, and the run stops at the
-// folder.
-func TestNumberedNotesFormASequence(t *testing.T) {
+// Notes numbered in one folder are no sequence by their names alone: a
+// vault's numbered notes (daily notes, invoices, meetings, Zettelkasten
+// ids) are seldom one text, and neighbours' words in each other's entries
+// cost 0.15 nDCG@10 on web passages numbered in an order of their own. A
+// link that says one note follows another makes them one.
+func TestNumberedNamesAloneMakeNoSequence(t *testing.T) {
 	v, _ := sampleVault(t)
 	mk := func(path, body string) *Written {
 		t.Helper()
@@ -498,39 +499,15 @@ func TestNumberedNotesFormASequence(t *testing.T) {
 		}
 		return w
 	}
-	mk("chat", "# Turn 1\n\nWhich bakery supplies the croissants for the offsite?\n")
+	q := mk("chat", "# Turn 1\n\nWhich bakery supplies the croissants for the offsite?\n")
 	a := mk("chat", "# Turn 2\n\nIt is Maison Dufour, near the station.\n")
-	other := mk("elsewhere", "# Turn 3\n\nThe florist is Les Pivoines.\n")
-	r := searchT(t, v, owner, SearchArgs{Query: "bakery croissants offsite", Mode: "lexical"})
-	if got := resultPaths(r); len(got) < 2 || !slices.Contains(got[:2], a.Path) {
-		t.Fatalf("the reply must be found with its question: %v", got)
+	if got := resultPaths(searchT(t, v, owner, SearchArgs{Query: "bakery croissants offsite", Mode: "lexical"})); len(got) == 0 || got[0] != q.Path || slices.Contains(got, a.Path) {
+		t.Fatalf("numbered names made the notes neighbours: %v", got)
 	}
-	if got := resultPaths(searchT(t, v, owner, SearchArgs{Query: "florist Pivoines", Mode: "lexical"})); !slices.Equal(got, []string{other.Path}) {
-		t.Errorf("a note of another folder is no neighbour: %v", got)
+	if _, err := v.Link(owner, LinkArgs{From: a.Path, To: q.Path, Type: "follows"}); err != nil {
+		t.Fatal(err)
 	}
-	four := mk("chat", "# Turn 4\n\nAnd the coffee?\n")
-	three := mk("chat", "# Turn 3\n\nThe coffee comes from Brûlerie Caron.\n")
-	got := resultPaths(searchT(t, v, owner, SearchArgs{Query: "Brûlerie Caron", Mode: "lexical"}))
-	for _, want := range []string{three.Path, four.Path, a.Path} {
-		if !slices.Contains(got, want) {
-			t.Errorf("the note that filled the gap must reach both neighbours: %s missing from %v", want, got)
-		}
-	}
-}
-
-func TestNumberedSiblings(t *testing.T) {
-	for p, want := range map[string][]string{
-		"chat/Turn 2.md":  {"chat/Turn 1.md", "chat/Turn 3.md"},
-		"chat/Turn 0.md":  {"chat/Turn 1.md"},
-		"log/day-09.md":   {"log/day-8.md", "log/day-08.md", "log/day-10.md"},
-		"log/day-10.md":   {"log/day-9.md", "log/day-09.md", "log/day-11.md"},
-		"D1 3.md":         {"D1 2.md", "D1 4.md"},
-		"chat/Summary.md": nil,
-		"chat/7.md":       {"chat/6.md", "chat/8.md"},
-		"assets/pic1.png": nil,
-	} {
-		if got := numberedSiblings(p); !slices.Equal(got, want) {
-			t.Errorf("numberedSiblings(%q) = %q, want %q", p, got, want)
-		}
+	if got := resultPaths(searchT(t, v, owner, SearchArgs{Query: "bakery croissants offsite", Mode: "lexical"})); len(got) < 2 || !slices.Contains(got[:2], a.Path) {
+		t.Fatalf("a reply that follows its question must be found with it: %v", got)
 	}
 }

@@ -1,9 +1,6 @@
 package vault
 
 import (
-	"fmt"
-	"path"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -63,52 +60,6 @@ func (v *Vault) sequenceOf(p string, n *Note) []string {
 			if ed.Typed && sequenceTypes[ed.Type] {
 				add(pathIn(g, ed.From))
 			}
-		}
-	}
-	for _, q := range numberedSiblings(p) {
-		if v.entry(q, false) != nil {
-			add(q)
-		}
-	}
-	return out
-}
-
-// numberedSiblings names the notes beside p in a numbered run of one
-// folder: "chat-07.md" is next to "chat-06.md" and "chat-08.md", "D1-3.md"
-// to "D1-2.md" and "D1-4.md". Notes written one after another by anyone,
-// with no link between them (a transcript, a log, chapters), carry their
-// order in their names; search reads it as it reads sequence links. The
-// number keeps its zero-padding; a run never crosses a folder or a prefix
-// ("D1-19" is not next to "D2-1").
-func numberedSiblings(p string) []string {
-	dir, file := path.Split(p)
-	base, ok := strings.CutSuffix(file, ".md")
-	if !ok {
-		return nil
-	}
-	i := len(base)
-	for i > 0 && base[i-1] >= '0' && base[i-1] <= '9' {
-		i--
-	}
-	digits := base[i:]
-	if digits == "" || len(digits) > 9 {
-		return nil
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil {
-		return nil
-	}
-	// "chat-10" may follow "chat-09" or "chat-9": both spellings are
-	// asked for, the caller keeps the ones that exist.
-	var out []string
-	for _, k := range []int{n - 1, n + 1} {
-		if k < 0 {
-			continue
-		}
-		plain, padded := strconv.Itoa(k), fmt.Sprintf("%0*d", len(digits), k)
-		out = append(out, dir+base[:i]+plain+".md")
-		if padded != plain {
-			out = append(out, dir+base[:i]+padded+".md")
 		}
 	}
 	return out
