@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // embedQueue makes vectors in the background: writes never wait for an
@@ -238,10 +239,15 @@ func (q *embedQueue) embed(taken map[string]*queued) error {
 
 // chunkText is what is embedded for a chunk: the note's title and the
 // section's heading give the section its context. Both are bounded
-// (maxTitleBytes, maxHeadingBytes): each chunk repeats them.
+// (maxTitleBytes, maxHeadingBytes): each chunk repeats them. The title's
+// numbers are left out, as the lexical query leaves them out of titles
+// (withoutNumbers): a note's number in a series ("D13:4", "Meeting 12")
+// says nothing of what it holds, and in a short note's vector it weighed
+// as much as a word of the text (LoCoMo's turns titled by number: semantic
+// recall@10 0.394 against 0.414 with titles that carry none).
 func chunkText(d *Doc, c Chunk) string {
 	var b strings.Builder
-	b.WriteString(d.Title)
+	b.WriteString(titleWords(d.Title))
 	if c.Heading != "" && c.Heading != d.Title {
 		b.WriteString(". ")
 		b.WriteString(c.Heading)
@@ -249,4 +255,18 @@ func chunkText(d *Doc, c Chunk) string {
 	b.WriteString(". ")
 	b.WriteString(d.Body[c.Start:c.End])
 	return b.String()
+}
+
+// titleWords is a title less its numbers and the words that hold one,
+// separated by spaces: in a title these are a note's place in a series
+// ("D13:4" gives nothing, "Meeting 12" "Meeting", "Invoice B-0042"
+// "Invoice"), and a word vector knows "d13" as a word of its own.
+func titleWords(title string) string {
+	var words []string
+	for _, w := range strings.FieldsFunc(title, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+		if strings.IndexFunc(w, unicode.IsNumber) < 0 {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
 }

@@ -159,6 +159,13 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	if res.Mode == Hybrid {
 		res.SemanticWeight = semanticWeight(lex, sem, sr, q.Limit)
+		if len(lex) > 0 && res.SemanticWeight > 0 {
+			// The semantic list weighs no more than the odds that the
+			// best lexical hit leaves the query unsaid (fuse.go).
+			if c := ix.lexCover(ctx, text, lex[0].Path); c > 0 {
+				res.SemanticWeight = min(res.SemanticWeight, (1-c)/c)
+			}
+		}
 	}
 	ix.mu.RLock()
 	res.Hits = ix.fuse(lex, sem, res.SemanticWeight, names, q, res.Mode)

@@ -339,7 +339,7 @@ func better(a, b semHit) bool {
 // The sidecar file.
 const (
 	vecMagic   = "CAIRNVEC"
-	vecFormat  = 1
+	vecFormat  = 2 // 2: titles embedded without their numbers (chunkText)
 	quantInt8  = 1
 	maxRecord  = 64 << 20
 	maxStrings = 1 << 16
