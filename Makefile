@@ -50,7 +50,9 @@ build:
 	go build -o bin/cairn ./cmd/cairn
 
 # The figures in docs/benchmarks.md: the foundation on a generated
-# 10,000-note vault, the link graph, the watcher, search, LoCoMo, and
+# 10,000-note vault, the link graph, the watcher, search, LoCoMo
+# (structured, and plain under numbered names and names without order),
+# the held-out sets (each beside the bench's own plain BM25), and
 # the memory idle HTTP sessions hold, hostile notes, many processes on
 # one vault.
 bench:
@@ -59,6 +61,11 @@ bench:
 	go run ./bench/watchbench
 	go run ./bench/searchbench -notes 10000,100000
 	go run ./bench/locomo -data ../shared/data/locomo10.json
+	go run ./bench/locomo -data ../shared/data/locomo10.json -plain -names numbered
+	go run ./bench/locomo -data ../shared/data/locomo10.json -plain -names hashed
+	go run ./bench/heldout -set go
+	go run ./bench/heldout -set fr-man
+	go run ./bench/heldout -set web
 	go run ./bench/sessionbench -sessions 10000 -idle 30s
 	go run ./bench/pathobench -notes 10000
 	go run ./bench/hostbench -notes 10000
