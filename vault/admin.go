@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"gopkg.in/yaml.v3"
@@ -23,8 +24,10 @@ func (v *Vault) CreateProject(c Caller, handle, name, folder string) (*Project, 
 	if err != nil {
 		return nil, err
 	}
-	if dir == "" || dir == PeopleDir || dir == BanksDir || parentDir(dir) == PeopleDir {
-		return nil, argErr("folder", "%q cannot hold a project", folder)
+	// "." is the vault's root: the whole vault one project (an adopted
+	// folder of notes), people/ and banks/ staying private.
+	if top, _, _ := strings.Cut(dir, "/"); top == PeopleDir || top == BanksDir {
+		return nil, argErr("folder", "%q cannot hold a project: %s/ is private memory", folder, top)
 	}
 	if err := v.checkNewFolder("folder", dir); err != nil {
 		return nil, err
@@ -36,8 +39,12 @@ func (v *Vault) CreateProject(c Caller, handle, name, folder string) (*Project, 
 	if p := ps.byHandle[handle]; p != nil {
 		return nil, argErr("handle", "%s is already the handle (or an alias) of the project in %s", handle, p.Dir)
 	}
+	where := dir
+	if where == "" {
+		where = "the vault's root"
+	}
 	if p := ps.byDir[dir]; p != nil {
-		return nil, argErr("folder", "%s is already project %s", dir, p.Handle)
+		return nil, argErr("folder", "%s is already project %s", where, p.Handle)
 	}
 	if name == "" {
 		name = handle
@@ -48,8 +55,8 @@ func (v *Vault) CreateProject(c Caller, handle, name, folder string) (*Project, 
 		return nil, err
 	}
 	data = append([]byte("# cairn project marker: the handle stays when the folder is renamed.\n"), data...)
-	if _, err := v.commit(c, fmt.Sprintf("Create project %s in %s", handle, dir), "", []gitstore.Change{
-		{Path: dir + "/" + ProjectMarker, Content: data, CheckVersion: true, ExpectVersion: ""},
+	if _, err := v.commit(c, fmt.Sprintf("Create project %s in %s", handle, where), "", []gitstore.Change{
+		{Path: p.within(ProjectMarker), Content: data, CheckVersion: true, ExpectVersion: ""},
 	}); err != nil {
 		return nil, fmt.Errorf("create project: %w", err)
 	}

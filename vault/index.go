@@ -372,7 +372,7 @@ func (v *Vault) readableScopes(c Caller, pr *Project, withPrivate bool) ([]strin
 		out = append(out, "root")
 	}
 	for _, p := range v.projectSet().list {
-		if pr != nil && p.Dir != pr.Dir && !strings.HasPrefix(p.Dir, pr.Dir+"/") {
+		if pr != nil && !pr.holds(p.Dir) {
 			continue
 		}
 		if v.projectRole(c, a, p) >= RoleRead {

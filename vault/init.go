@@ -19,6 +19,16 @@ type InitOptions struct {
 	// .cairn/local.yaml ("" keeps the committed one, or the local file's).
 	Owner string
 	From  string // a folder to copy notes from (a template such as sample-vault/)
+	// RootProject makes the whole vault one project when the folder holds
+	// none yet, so that the owner's agents can write at once: adopting
+	// one's own notes and letting an agent write in them is the first use
+	// (cairn init does unless --no-project). Without it, notes outside
+	// every project are the owner's to read, and no agent can write until
+	// cairn project create makes one.
+	RootProject bool
+	// Project is that project's handle ("" derives one from the folder's
+	// name); giving one implies RootProject.
+	Project string
 }
 
 // InitResult says what Init did.
@@ -37,6 +47,9 @@ type InitResult struct {
 	// on disk, untracked.
 	Skipped []string
 	Advice  []string // what a person may want to do next, said by cairn init
+	// Project is the project the whole vault was made (nil when the folder
+	// had projects already, or RootProject was not asked).
+	Project *Project
 }
 
 const defaultConfig = `# cairn vault settings (committed with the vault). See docs/vault-format.md.
@@ -60,6 +73,15 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 		return nil, err
 	}
 	res := &InitResult{Adopted: gitstore.IsRepository(abs)}
+	if !res.Adopted || !isVault(abs) {
+		src := abs
+		if o.From != "" {
+			src = o.From
+		}
+		if res.Project, err = planRootProject(src, filepath.Base(abs), o); err != nil {
+			return nil, err
+		}
+	}
 	if o.From != "" {
 		if res.Adopted {
 			return nil, fmt.Errorf("%s is already a git repository; --from copies a template into a new folder only", dir)
@@ -104,6 +126,12 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	touched = append(touched, AccessFile)
 	if res.Ignored, err = ensureGitignore(abs); err != nil {
 		return nil, err
+	}
+	if res.Project != nil {
+		if err := writeRootMarker(abs, res.Project); err != nil {
+			return nil, err
+		}
+		touched = append(touched, ProjectMarker)
 	}
 	if _, err := os.Stat(filepath.Join(abs, ".gitignore")); err == nil {
 		touched = append(touched, ".gitignore")

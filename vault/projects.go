@@ -32,6 +32,22 @@ func (p *Project) names(ps *projectSet) []string {
 	return out
 }
 
+// holds says whether dir is the project's folder or a folder below it.
+// The vault's root project (Dir "": a vault adopted whole, or made one
+// project with cairn project create --folder .) holds every folder.
+func (p *Project) holds(dir string) bool {
+	return p.Dir == "" || dir == p.Dir || strings.HasPrefix(dir, p.Dir+"/")
+}
+
+// within is rel, a path relative to the project's folder, as a vault
+// path.
+func (p *Project) within(rel string) string {
+	if p.Dir == "" || rel == "" {
+		return p.Dir + rel
+	}
+	return p.Dir + "/" + rel
+}
+
 // Space is the first segment of the project's handle.
 func (p *Project) Space() string {
 	s, _, _ := strings.Cut(p.Handle, "/")
@@ -105,9 +121,18 @@ func newProjectSet(root string, dirs []string) *projectSet {
 }
 
 // of returns the project owning a vault path: the nearest folder, the path
-// itself included, that holds a marker. nil when none does.
+// itself included, that holds a marker. nil when none does. The vault's
+// root project owns neither people/ nor banks/ (a personal domain and a
+// memory bank stay private whatever project holds the folders around
+// them) nor a hidden folder at the root (.cairn/, .obsidian/).
 func (ps *projectSet) of(p string) *Project {
-	for d := strings.Trim(p, "/"); ; d = parentDir(d) {
+	p = strings.Trim(p, "/")
+	for d := p; ; d = parentDir(d) {
+		if d == "" {
+			if top, _, _ := strings.Cut(p, "/"); top == PeopleDir || top == BanksDir || strings.HasPrefix(top, ".") {
+				return nil
+			}
+		}
 		if pr, ok := ps.byDir[d]; ok {
 			return pr
 		}

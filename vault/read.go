@@ -359,12 +359,12 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 		if pr, _, err = v.project(c, "project", a.Project); err != nil {
 			return nil, err
 		}
-		if pr.Dir != "" && dir != pr.Dir && !strings.HasPrefix(dir, pr.Dir+"/") {
-			if dir, err = cleanRel("path", pr.Dir+"/"+dir); err != nil {
+		if !pr.holds(dir) {
+			if dir, err = cleanRel("path", pr.within(dir)); err != nil {
 				return nil, err
 			}
 		}
-		if own := v.projectSet().of(dir); own == nil || (own != pr && !strings.HasPrefix(own.Dir+"/", pr.Dir+"/")) {
+		if own := v.projectSet().of(dir); own == nil || (own != pr && !pr.holds(own.Dir)) {
 			return nil, argErr("path", "%q is not inside project %s", a.Path, pr.Handle)
 		}
 	}

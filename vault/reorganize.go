@@ -423,8 +423,8 @@ func (v *Vault) folderArg(c Caller, project, path string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if dir != pr.Dir && !strings.HasPrefix(dir, pr.Dir+"/") {
-			if dir, err = cleanRel("path", pr.Dir+"/"+dir); err != nil {
+		if !pr.holds(dir) {
+			if dir, err = cleanRel("path", pr.within(dir)); err != nil {
 				return "", err
 			}
 		}
@@ -464,7 +464,7 @@ func (v *Vault) RenameProject(c Caller, project, handle, name string) (*Project,
 	if strings.ContainsAny(name, "\n\r") || len(name) > 200 {
 		return nil, argErr("name", "must be one line of at most 200 bytes")
 	}
-	marker := pr.Dir + "/" + ProjectMarker
+	marker := pr.within(ProjectMarker)
 	data, err := os.ReadFile(v.abs(marker))
 	if err != nil {
 		return nil, err

@@ -20,6 +20,8 @@ type SessionStart struct {
 	Profile   *ProfileView    `json:"profile"`
 	Projects  []ProjectAccess `json:"projects"`
 	Project   *ProjectSession `json:"project,omitempty"`
+	// Notice says why the caller reaches no project, and what changes it.
+	Notice string `json:"notice,omitempty"`
 }
 
 // ProfileView is the user's profile note: its observations, and the rest
@@ -106,6 +108,11 @@ func (v *Vault) StartSession(c Caller, project string) (*SessionStart, error) {
 		ps = []ProjectAccess{}
 	}
 	out.Projects = ps
+	if len(ps) == 0 {
+		if out.Notice, err = v.WhyNothing(c); err != nil {
+			return nil, err
+		}
+	}
 	out.Profile = v.profile(c)
 	if project == "" {
 		return out, nil
@@ -222,8 +229,8 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 		}
 		s.NoteCount += t.notes
 		if d != pr.Dir {
-			top, _, _ := strings.Cut(strings.TrimPrefix(d, pr.Dir+"/"), "/")
-			folders[pr.Dir+"/"+top] = true
+			top, _, _ := strings.Cut(strings.TrimPrefix(d[len(pr.Dir):], "/"), "/")
+			folders[pr.within(top)] = true
 		}
 		addCounts(s.KnownValues.Tags, t.tags)
 		addCounts(s.KnownValues.Types, t.types)
@@ -291,7 +298,7 @@ func (v *Vault) delta(c Caller, pr *Project, last, head string) (Delta, error) {
 	canSee := func(p string) bool {
 		ok, known := readable[p]
 		if !known {
-			ok = isNotePath(p) && strings.HasPrefix(p, pr.Dir+"/") && v.roleAt(c, p) >= RoleRead
+			ok = isNotePath(p) && pr.holds(parentDir(p)) && v.roleAt(c, p) >= RoleRead
 			readable[p] = ok
 		}
 		return ok

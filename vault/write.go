@@ -356,8 +356,8 @@ func (v *Vault) destination(c Caller, project, path, prefix string) (*Project, s
 		if pr, _, err = v.project(c, prefix+"project", project); err != nil {
 			return nil, "", err
 		}
-		if pr.Dir != "" && folder != pr.Dir && !strings.HasPrefix(folder, pr.Dir+"/") {
-			if folder, err = cleanRel(prefix+"path", pr.Dir+"/"+folder); err != nil {
+		if !pr.holds(folder) {
+			if folder, err = cleanRel(prefix+"path", pr.within(folder)); err != nil {
 				return nil, "", err
 			}
 		}
@@ -386,7 +386,7 @@ func (v *Vault) destination(c Caller, project, path, prefix string) (*Project, s
 		return nil, "", argErr(prefix+"path", "%q is private memory; create_note writes shared notes", path)
 	}
 	owner := v.projectSet().of(folder)
-	if owner == nil || (owner != pr && !strings.HasPrefix(owner.Dir+"/", pr.Dir+"/")) {
+	if owner == nil || (owner != pr && !pr.holds(owner.Dir)) {
 		return nil, "", argErr(prefix+"path", "%q is not inside project %s", path, pr.Handle)
 	}
 	if r := v.roleAt(c, folder+"/x.md"); r < RoleWrite {

@@ -135,7 +135,9 @@ func TestInitAdoptsAnExistingRepositoryWithoutTouchingNotes(t *testing.T) {
 		t.Fatal("adoption changed a note")
 	}
 	changed := git(t, dir, "diff", "--name-only", "HEAD~1", "HEAD")
-	if changed != ".cairn/access.yaml\n.cairn/config.yaml\n.gitignore" {
+	// The folder had no project: the whole of it becomes one, its marker
+	// at the root, so the owner's agents can write at once.
+	if changed != ".cairn-project.yaml\n.cairn/access.yaml\n.cairn/config.yaml\n.gitignore" {
 		t.Fatalf("adoption touched: %q", changed)
 	}
 	// Again: it is a vault now, so init only sets this machine up.
@@ -210,21 +212,27 @@ func TestSecondServeAttachesAndNoAuthStaysOnLoopback(t *testing.T) {
 }
 
 type stdioServer struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	info string // the reply to initialize
 }
 
 func startStdio(t *testing.T, vaultDir string) *stdioServer {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--vault", vaultDir)
+	return startStdioCmd(t, exec.Command(bin, "serve", "--vault", vaultDir))
+}
+
+// startStdioCmd starts a cairn serve command and initializes a session.
+func startStdioCmd(t *testing.T, cmd *exec.Cmd) *stdioServer {
+	t.Helper()
 	in, _ := cmd.StdinPipe()
 	outp, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	s := &stdioServer{cmd: cmd, in: in, out: bufio.NewReader(outp)}
-	s.call(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}`, `"serverInfo"`)
+	s.info = s.call(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}`, `"serverInfo"`)
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return s
 }

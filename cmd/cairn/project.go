@@ -24,13 +24,13 @@ func projectCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "project %s (%s) in %s/\n", p.Handle, oneLine(p.Name), gitstore.QuotePath(p.Dir))
+			fmt.Fprintf(cmd.OutOrStdout(), "project %s (%s) in %s\n", p.Handle, oneLine(p.Name), folderName(p.Dir))
 			return nil
 		},
 	}
 	vaultFlag(create, &dir)
 	create.Flags().StringVar(&name, "name", "", "display name")
-	create.Flags().StringVar(&folder, "folder", "", "folder (default: the handle as a path)")
+	create.Flags().StringVar(&folder, "folder", "", "folder (default: the handle as a path; . for the whole vault)")
 
 	var listDir string
 	list := &cobra.Command{
@@ -48,7 +48,7 @@ func projectCmd() *cobra.Command {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "HANDLE\tNAME\tFOLDER\tALIASES")
 			for _, p := range ps {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%v\n", oneLine(p.Handle), oneLine(p.Name), gitstore.QuotePath(p.Dir), oneLine(fmt.Sprint(p.Aliases)))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%v\n", oneLine(p.Handle), oneLine(p.Name), folderName(p.Dir), oneLine(fmt.Sprint(p.Aliases)))
 			}
 			w.Flush()
 			for _, pr := range problems {
@@ -60,4 +60,12 @@ func projectCmd() *cobra.Command {
 	vaultFlag(list, &listDir)
 	c.AddCommand(create, list)
 	return c
+}
+
+// folderName is a project's folder as printed: ./ for the vault's root.
+func folderName(dir string) string {
+	if dir == "" {
+		return "./"
+	}
+	return gitstore.QuotePath(dir) + "/"
 }
