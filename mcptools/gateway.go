@@ -105,7 +105,7 @@ func whoami(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	for _, p := range ps {
 		ms = append(ms, membership{Project: p.Handle, Name: p.Name, Access: p.Access})
 	}
-	return map[string]any{
+	out := map[string]any{
 		"principal":   e.ID.Principal,
 		"ceiling":     e.ID.Ceiling.String(),
 		"toolsets":    e.ID.Toolsets,
@@ -116,7 +116,17 @@ func whoami(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 			"revisions": true,
 		},
 		"languages": e.Vault.Languages(),
-	}, nil
+	}
+	if len(ps) == 0 {
+		why, err := e.Vault.WhyNothing(e.Caller())
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			out["notice"] = why
+		}
+	}
+	return out, nil
 }
 
 func getMyProjects(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {

@@ -1,6 +1,10 @@
 package vault
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // roleAt is what c may do at a vault path: its own personal domain is its
 // alone; a project's notes follow the membership; notes outside every
@@ -109,4 +113,33 @@ func (v *Vault) project(c Caller, arg, handle string) (*Project, Role, error) {
 		return nil, RoleNone, argErr(arg, "no project %q is accessible (get_my_projects lists yours)", handle)
 	}
 	return pr, r, nil
+}
+
+// WhyNothing says in words why c can reach no project, and the command
+// that changes it; "" when c reaches one, or is the owner reading a vault
+// that has projects. A token for a principal nobody granted anything
+// works, and its agent saw empty lists with nothing to say why
+// (whoami and start_session say this; cairn token create warns with it).
+func (v *Vault) WhyNothing(c Caller) (string, error) {
+	ps, err := v.Projects(c)
+	if err != nil || len(ps) > 0 {
+		return "", err
+	}
+	a, err := v.accessNow()
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case len(v.projectSet().list) == 0:
+		if c.Principal != a.Owner {
+			return fmt.Sprintf("the vault has no project yet, so %s reaches nothing but people/%s/: the owner runs cairn project create HANDLE --folder . (the whole vault) and cairn access grant --principal %s --project HANDLE --role read|write", c.Principal, c.Principal, c.Principal), nil
+		}
+		return "the vault has no project, so agents read every note but write none: cairn project create HANDLE --folder . makes the whole vault one (or --folder F a part of it)", nil
+	case c.Projects != nil:
+		return fmt.Sprintf("this token is narrowed to %s, and %s may read none of them: cairn access grant --principal %s --project HANDLE --role read|write, or a token without --projects", strings.Join(c.Projects, ", "), c.Principal, c.Principal), nil
+	case c.Principal == a.Owner:
+		return "", nil
+	default:
+		return fmt.Sprintf("no project is granted to %s, so it reaches nothing but people/%s/: cairn access grant --principal %s --project HANDLE --role read|write (cairn project list shows the projects)", c.Principal, c.Principal, c.Principal), nil
+	}
 }

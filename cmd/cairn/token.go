@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -45,6 +46,7 @@ func tokenCmd() *cobra.Command {
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), token)
 			fmt.Fprintf(cmd.ErrOrStderr(), "token %s for %s (%s, toolsets %s): keep it now, it is not shown again\n", rec.ID, rec.Principal, rec.Scope, strings.Join(rec.Toolsets, ","))
+			warnIfBlind(cmd.ErrOrStderr(), v, rec)
 			return nil
 		},
 	}
@@ -99,4 +101,17 @@ func tokenCmd() *cobra.Command {
 	vaultFlag(revoke, &revDir)
 	c.AddCommand(create, list, revoke)
 	return c
+}
+
+// warnIfBlind warns, when a token is made, that its agent will see
+// nothing (a principal nobody granted a project), or will see but not
+// write (a read ceiling with write tools in mind is the common slip).
+func warnIfBlind(w io.Writer, v *vault.Vault, rec mcptools.TokenRecord) {
+	c := vault.Caller{Principal: rec.Principal, Ceiling: vault.RoleRead, Projects: rec.Projects}
+	if why, err := v.WhyNothing(c); err == nil && why != "" {
+		fmt.Fprintf(w, "warning: its agent will see nothing: %s\n", why)
+	}
+	if rec.Scope == "read" {
+		fmt.Fprintln(w, "note: a read token; its agent can search and read but not write (--scope write for one that writes)")
+	}
 }
