@@ -258,16 +258,25 @@ func TestChangesThatWouldRedirectOtherLinksAreRefused(t *testing.T) {
 	}
 	unchanged(t, dir, head)
 
+	// "Pricing model" is an alias of Pricing: a link by it, [[Pricing
+	// model]], resolves only in cairn (the sample writes it in Obsidian's
+	// form, so a person writes it here).
+	review := "acme/launch/meetings/Design review 2026-10-20.md"
+	rv, err := v.GetNote(owner, review, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.EditNote(owner, EditArgs{Ref: rv.ID, VersionToken: rv.VersionToken, Operation: OpFindReplace, Find: "[[Pricing|Pricing model]]", Content: str("[[Pricing model]]")}); err != nil {
+		t.Fatal(err)
+	}
 	before := resolvedLinks(v)
 	spec, _ := v.GetNote(owner, "[[Onboarding flow spec]]", false, "")
-	// "Pricing model" is an alias of Pricing: [[Pricing model]] (which
-	// only cairn resolved) would now open the spec in Obsidian; it is
+	// [[Pricing model]] would now open the spec in Obsidian; it is
 	// rewritten to Pricing's file name, showing what it showed.
 	m, err := v.RenameNote(owner, spec.ID, "Pricing model", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	review := "acme/launch/meetings/Design review 2026-10-20.md"
 	if !slices.Contains(m.Rewritten, review) {
 		t.Fatalf("rename onto a linked alias: %+v", m)
 	}

@@ -101,9 +101,10 @@ func TestRefusalsCountOnlyLinksTheCallerCanChange(t *testing.T) {
 	_, err := v.CreateNote(camille, CreateArgs{Project: "acme/launch", Body: "# Pricing\n"})
 	var ae *ArgError
 	// Launch plan, Go-no-go, the three specs (Billing integration spec once
-	// for its body and typed links alike) and her memory; not the two
-	// decisions, whose folder now holds Pricing (their own folder first).
-	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "would change what 6 link(s)") {
+	// for its body and typed links alike), the design review's
+	// [[Pricing|Pricing model]] and her memory; not the two decisions,
+	// whose folder now holds Pricing (their own folder first).
+	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "would change what 7 link(s)") {
 		t.Fatalf("camille's create: %v", err)
 	}
 	for _, hidden := range []string{"Welcome.md", "people/owner", "Roadmap", "handbook"} {
@@ -113,7 +114,7 @@ func TestRefusalsCountOnlyLinksTheCallerCanChange(t *testing.T) {
 	}
 	// The owner, who may change all of them but not camille's memory, is told of more.
 	_, err = v.CreateNote(owner, CreateArgs{Project: "acme/launch", Body: "# Pricing\n"})
-	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "would change what 12 link(s)") {
+	if !errors.As(err, &ae) || ae.Arg != "body" || !strings.Contains(err.Error(), "would change what 13 link(s)") {
 		t.Fatalf("owner's create: %v", err)
 	}
 	unchanged(t, dir, head)
