@@ -367,5 +367,47 @@ func Clone(ctx context.Context, url, dir, branch string) error {
 		}
 		return &RemoteError{Op: "clone", URL: redact(url), Kind: kind, Here: "nothing was cloned", Err: err}
 	}
+	if branch == "" {
+		return checkoutWhenHeadless(ctx, dir)
+	}
+	return nil
+}
+
+// checkoutWhenHeadless checks a branch out of a clone whose remote HEAD
+// names a branch the remote does not have, which git clones with nothing
+// checked out: a bare repository made by plain git init --bare has HEAD
+// at master, and a first cairn sync pushes main. The branch is main when
+// the remote has it, else the remote's only branch; with several and none
+// named main, the error lists them for --branch. A clone of an empty
+// repository is left as it is (the caller says what to do with one).
+func checkoutWhenHeadless(ctx context.Context, dir string) error {
+	g := gitIn(dir)
+	if _, err := g.out(ctx, "rev-parse", "--verify", "--quiet", "HEAD"); err == nil {
+		return nil
+	}
+	out, err := g.out(ctx, "for-each-ref", "--format=%(refname:strip=3)", "refs/remotes/origin")
+	if err != nil {
+		return fmt.Errorf("clone: list the remote's branches: %w", err)
+	}
+	var branches []string
+	for _, b := range strings.Fields(out) {
+		if b != "HEAD" {
+			branches = append(branches, b)
+		}
+	}
+	pick := ""
+	switch {
+	case slices.Contains(branches, "main"):
+		pick = "main"
+	case len(branches) == 1:
+		pick = branches[0]
+	case len(branches) == 0:
+		return nil
+	default:
+		return fmt.Errorf("clone: the remote's HEAD names a branch it does not have, and it has %s: give --branch one of them", strings.Join(branches, ", "))
+	}
+	if err := g.run(ctx, nil, "checkout", "--quiet", "-b", pick, "--track", "origin/"+pick); err != nil {
+		return fmt.Errorf("clone: check out %s: %w", pick, err)
+	}
 	return nil
 }
