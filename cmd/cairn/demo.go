@@ -23,12 +23,13 @@ func demoCmd() *cobra.Command {
 		Short: "Make a fresh vault from the sample and serve it, printing how to connect",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			remove := dir
 			if dir == "" {
 				d, err := os.MkdirTemp("", "cairn-demo-")
 				if err != nil {
 					return err
 				}
-				dir = filepath.Join(d, "vault")
+				dir, remove = filepath.Join(d, "vault"), d
 			}
 			res, err := vault.Init(dir, vault.InitOptions{From: from})
 			if err != nil {
@@ -44,7 +45,7 @@ func demoCmd() *cobra.Command {
 			if strings.Contains(self, "go-build") { // started by go run
 				self = "go run ./cmd/cairn"
 			}
-			return serve(ctx, serveOptions{vault: dir, http: addr}, func(a string) {
+			err = serve(ctx, serveOptions{vault: dir, http: addr}, func(a string) {
 				fmt.Printf(`
 cairn demo vault: %[1]s  (a git repository: try git -C %[1]s log)
 
@@ -57,9 +58,14 @@ Any client (JSON config):
                             "headers": {"Authorization": "Bearer %[3]s"}}}}
 Over stdio instead: %[4]s serve --vault %[1]s
 
-Ctrl-C stops the server; the vault stays.
-`, dir, a, token, self)
+Ctrl-C stops the server; the vault stays (rm -rf %[5]s removes it).
+`, dir, a, token, self, remove)
 			})
+			if err == nil {
+				// Each run makes a new vault: say where this one is kept.
+				fmt.Printf("\nStopped. The demo vault is kept in %s (rm -rf %s removes it).\n", dir, remove)
+			}
+			return err
 		},
 	}
 	c.Flags().StringVar(&from, "from", "sample-vault", "template folder")

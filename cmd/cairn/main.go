@@ -10,13 +10,11 @@ import (
 	"github.com/cairn-dev/cairn/host"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/spf13/cobra"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 func main() {
 	root := &cobra.Command{
@@ -25,24 +23,103 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
+		// Every command finds its vault the same way.
+		PersistentPreRunE: defaultVault,
 	}
 	root.SetOut(terminalSafe{os.Stdout})
 	root.SetErr(terminalSafe{os.Stderr})
-	root.AddCommand(initCmd(), serveCmd(), tokenCmd(), projectCmd(), accessCmd(), trashCmd(), doctorCmd(), demoCmd(), searchCmd(), reindexCmd(), syncCmd(), cloneCmd())
-	if err := root.Execute(); err != nil {
+	root.AddCommand(initCmd(), serveCmd(), tokenCmd(), projectCmd(), accessCmd(), trashCmd(), doctorCmd(), demoCmd(), searchCmd(), reindexCmd(), syncCmd(), cloneCmd(), versionCmd())
+	markUsageErrors(root)
+	if cmd, err := root.ExecuteC(); err != nil {
 		fmt.Fprintln(os.Stderr, "cairn:", oneLine(err.Error()))
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(os.Stderr, "usage: %s\n(cairn %s --help says more)\n", cmd.UseLine(), strings.TrimSpace(strings.TrimPrefix(cmd.CommandPath(), "cairn")))
+		}
 		os.Exit(1)
 	}
 }
 
-// vaultFlag adds --vault, defaulting to $CAIRN_VAULT.
+// usageError is a command line cairn could not take as written (a wrong
+// number of arguments, an unknown flag): main shows the command's usage
+// beside it.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// markUsageErrors makes every argument and flag error of c and its
+// subcommands a usageError.
+func markUsageErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markUsageErrors(sub)
+	}
+}
+
+// vaultFlag adds --vault. Left out, it is $CAIRN_VAULT, else the vault
+// the working folder is in (findVault, run before every command).
 func vaultFlag(c *cobra.Command, dst *string) {
-	c.Flags().StringVar(dst, "vault", os.Getenv("CAIRN_VAULT"), "the vault folder (default $CAIRN_VAULT)")
+	c.Flags().StringVar(dst, "vault", "", "the vault folder (default: $CAIRN_VAULT, else the vault the current folder is in)")
+}
+
+// defaultVault fills a command's --vault when it was not given: with
+// $CAIRN_VAULT, else with the vault the working folder is in or below, as
+// git finds its repository.
+func defaultVault(cmd *cobra.Command, _ []string) error {
+	f := cmd.Flags().Lookup("vault")
+	if f == nil || f.Changed {
+		return nil
+	}
+	dir := os.Getenv("CAIRN_VAULT")
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil
+		}
+		dir = findVault(wd)
+	}
+	if dir == "" {
+		return nil
+	}
+	return f.Value.Set(dir)
+}
+
+// findVault is the nearest folder from dir up that holds a vault (a .cairn
+// folder beside a .git), or "".
+func findVault(dir string) string {
+	for {
+		if isDir(filepath.Join(dir, vault.CairnDir)) && exists(filepath.Join(dir, ".git")) {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func needVault(dir string) error {
 	if dir == "" {
-		return errors.New("--vault is required (or set CAIRN_VAULT)")
+		return errors.New("--vault is required here: run it inside a vault, or give --vault DIR (or set CAIRN_VAULT)")
 	}
 	if _, err := os.Stat(filepath.Join(dir, vault.CairnDir)); err != nil {
 		return fmt.Errorf("%s is not a cairn vault (no %s folder; cairn init makes one)", dir, vault.CairnDir)

@@ -180,7 +180,10 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 			return err
 		}
 		if ln, err = net.Listen("tcp", o.http); err != nil {
-			return fmt.Errorf("listen on %s: %w", o.http, err)
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return fmt.Errorf("--http %s: the address is in use (another cairn serve or another program listens there); give another port, like --http 127.0.0.1:8788", o.http)
+			}
+			return fmt.Errorf("--http %s: %w", o.http, err)
 		}
 		defer ln.Close()
 	}
