@@ -61,7 +61,7 @@ func gatewayTools() []*Tool {
 			Handle: createNote,
 		},
 		{
-			Name: "edit_note", Toolset: ToolsetGateway, Title: "Edit a note", Idempotent: false,
+			Name: "edit_note", Toolset: ToolsetGateway, Title: "Edit a note", Destructive: true, Idempotent: false,
 			Description: "Change a note by words, not positions. operation: append or prepend {content} (prepend goes after the title line), replace {content} (the whole body), replaceSection {heading, content} (what is under that heading), findReplace {find, content} (find must occur exactly once; empty content deletes it). versionToken must be the note's current one from get_note: if the note changed since, nothing is written and the error versionConflict gives the current token; read again and retry. The title line changes only through renaming.",
 			Schema: `{"type":"object","properties":{
 "ref":{"type":"string","description":"Note id, path, [[Title]], title or alias."},

@@ -382,8 +382,12 @@ func TestEveryToolDeclaresAllFourAnnotations(t *testing.T) {
 		if tl.ReadOnly && tl.Destructive {
 			t.Errorf("%s: read-only and destructive", tl.Name)
 		}
-		if (tl.Name == "delete_note") != tl.Destructive {
-			t.Errorf("%s: destructive=%v; delete_note is the only destructive tool", tl.Name, tl.Destructive)
+		// The tools that can take text away: delete_note (to the trash),
+		// and edit_note, whose replace rewrites the whole body and whose
+		// findReplace with empty content deletes. The others only add, or
+		// move and rename keeping every byte.
+		if destructive := tl.Name == "delete_note" || tl.Name == "edit_note"; destructive != tl.Destructive {
+			t.Errorf("%s: destructive=%v, want %v", tl.Name, tl.Destructive, destructive)
 		}
 	}
 }
