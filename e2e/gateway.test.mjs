@@ -85,6 +85,7 @@ function fullAccessFlow(open, { principal = 'owner' } = {}) {
       }
     }
     assert.equal(byName.get('delete_note').annotations.destructiveHint, true, 'delete_note destructiveHint');
+    assert.equal(byName.get('edit_note').annotations.destructiveHint, true, 'edit_note destructiveHint (replace rewrites the body)');
     for (const name of READ_TOOLS) {
       assert.equal(byName.get(name).annotations.readOnlyHint, true, `${name} readOnlyHint`);
       assert.equal(byName.get(name).annotations.destructiveHint, false, `${name} destructiveHint`);
