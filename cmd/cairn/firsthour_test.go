@@ -163,3 +163,22 @@ func TestFirstHourPolish(t *testing.T) {
 		t.Fatalf("a busy port: %s", errOut)
 	}
 }
+
+// A TreAIsure client: the README's token (write, the treaisure toolset)
+// captures the seed's own example and finds it by the seed's question.
+func TestFirstHourATreAIsureClientCapturesAndFinds(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "notes")
+	run(t, true, "init", v)
+	tok, _ := run(t, true, "token", "create", "--vault", v, "--principal", "owner", "--scope", "write", "--toolsets", "treaisure")
+	s := startStdioCmd(t, exec.Command(bin, "serve", "--vault", v, "--token", strings.TrimSpace(tok)))
+	defer s.stop()
+	list := s.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `"tools"`)
+	if !strings.Contains(list, `"treaisure_capture_thought"`) || !strings.Contains(list, `"treaisure_search_memory"`) || strings.Contains(list, `"create_note"`) {
+		t.Fatalf("tools/list: %s", list)
+	}
+	s.call(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"treaisure_capture_thought","arguments":{"text":"Nous lançons d'abord auprès de vingt clients pilotes.","space":"professional","confirmed":true}}}`, `created`)
+	found := s.call(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"treaisure_search_memory","arguments":{"question":"Qu'avais-je décidé pour le lancement ?","space":"professional"}}}`, `"result"`)
+	if !strings.Contains(found, `vingt clients pilotes`) {
+		t.Fatalf("the seed's question: %s", found)
+	}
+}
