@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"gopkg.in/yaml.v3"
 )
 
 // CreateProject writes a project marker (people make projects; no agent
@@ -50,11 +49,10 @@ func (v *Vault) CreateProject(c Caller, handle, name, folder string) (*Project, 
 		name = handle
 	}
 	p := &Project{Handle: handle, Name: name, Dir: dir}
-	data, err := yaml.Marshal(p)
+	data, err := p.marker()
 	if err != nil {
 		return nil, err
 	}
-	data = append([]byte("# cairn project marker: the handle stays when the folder is renamed.\n"), data...)
 	if _, err := v.commit(c, fmt.Sprintf("Create project %s in %s", handle, where), "", []gitstore.Change{
 		{Path: p.within(ProjectMarker), Content: data, CheckVersion: true, ExpectVersion: ""},
 	}); err != nil {

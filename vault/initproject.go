@@ -11,8 +11,6 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
-
-	"gopkg.in/yaml.v3"
 )
 
 // errMarkerFound ends the walk for project markers at the first one.
@@ -65,11 +63,10 @@ func planRootProject(dir, name string, o InitOptions) (*Project, error) {
 
 // writeRootMarker writes p's marker at the vault's root.
 func writeRootMarker(abs string, p *Project) error {
-	data, err := yaml.Marshal(p)
+	data, err := p.marker()
 	if err != nil {
 		return err
 	}
-	data = append([]byte("# cairn project marker: the whole vault is this project; the handle stays when the folder is renamed.\n"), data...)
 	if err := os.WriteFile(filepath.Join(abs, ProjectMarker), data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", ProjectMarker, err)
 	}

@@ -121,16 +121,19 @@ func (v *Vault) project(c Caller, arg, handle string) (*Project, Role, error) {
 // works, and its agent saw empty lists with nothing to say why
 // (whoami and start_session say this; cairn token create warns with it).
 func (v *Vault) WhyNothing(c Caller) (string, error) {
-	ps, err := v.Projects(c)
-	if err != nil || len(ps) > 0 {
-		return "", err
-	}
 	a, err := v.accessNow()
 	if err != nil {
 		return "", err
 	}
+	ps := v.projectSet()
+	// A role in one project is enough (Projects would also count notes).
+	for _, pr := range ps.list {
+		if v.projectRole(c, a, pr) > RoleNone {
+			return "", nil
+		}
+	}
 	switch {
-	case len(v.projectSet().list) == 0:
+	case len(ps.list) == 0:
 		if c.Principal != a.Owner {
 			return fmt.Sprintf("the vault has no project yet, so %s reaches nothing but people/%s/: the owner runs cairn project create HANDLE --folder . (the whole vault) and cairn access grant --principal %s --project HANDLE --role read|write", c.Principal, c.Principal, c.Principal), nil
 		}

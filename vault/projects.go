@@ -48,6 +48,16 @@ func (p *Project) within(rel string) string {
 	return p.Dir + "/" + rel
 }
 
+// marker is the content of p's marker file: its handle, name and aliases,
+// under a line saying what the file is.
+func (p *Project) marker() ([]byte, error) {
+	data, err := yaml.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte("# cairn project marker: the handle stays when the folder is renamed.\n"), data...), nil
+}
+
 // Space is the first segment of the project's handle.
 func (p *Project) Space() string {
 	s, _, _ := strings.Cut(p.Handle, "/")
