@@ -127,7 +127,7 @@ func (ix *Index) record(seq, tok uint64, docs []*Doc, deletes []string) {
 	ix.seq = seq
 	ix.markNeighbours(docs, deletes)
 	for _, d := range docs {
-		m := &docMeta{Version: d.Version, At: tok, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, scope: ix.scopeID(d.Scope)}
+		m := &docMeta{Version: d.Version, At: tok, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, Sum: contentSum(d), scope: ix.scopeID(d.Scope)}
 		for _, t := range d.Tags {
 			m.Tags = append(m.Tags, normTag(t))
 		}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"hash/fnv"
 	"math"
 	"sort"
 )
@@ -61,6 +62,12 @@ func (ix *Index) fuse(lex []lexHit, sem []semHit, semW float64, names map[string
 		if (a.Lexical != nil) != (b.Lexical != nil) {
 			return a.Lexical != nil
 		}
+		// Then by what the notes hold, never by their names: a vault's
+		// naming (numbered, dated, hashed) must not decide which of two
+		// equal answers shows first.
+		if sa, sb := ix.sumOf(a.Path), ix.sumOf(b.Path); sa != sb {
+			return sa < sb
+		}
 		return a.Path < b.Path
 	})
 	out := make([]Hit, 0, min(q.Limit, len(order)))
@@ -68,6 +75,22 @@ func (ix *Index) fuse(lex []lexHit, sem []semHit, semW float64, names map[string
 		out = append(out, *h)
 	}
 	return out
+}
+
+// sumOf is the content hash of the indexed note at path (0 if unknown).
+func (ix *Index) sumOf(path string) uint64 {
+	if m := ix.meta[path]; m != nil {
+		return m.Sum
+	}
+	return 0
+}
+
+// contentSum hashes what a note says past its title, not where it is or
+// what it is called (a title may be the file's name).
+func contentSum(d *Doc) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(bodyPastTitle(d.Body, d.Title)))
+	return h.Sum64()
 }
 
 // semanticWeight is the semantic list's weight in a hybrid search, the

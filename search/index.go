@@ -97,7 +97,11 @@ type docMeta struct {
 	Date    int64    `json:"d,omitempty"` // unix seconds, 0 when none
 	Who     []string `json:"w,omitempty"` // lower case
 	Seq     []string `json:"q,omitempty"` // sequence neighbours
-	scope   int      // Scope's number in Index.scopeIDs, for a fast filter
+	// Sum is a hash of the note's body: hits that score alike
+	// are ordered by it, so their order is the same whatever the notes
+	// are named (fuse).
+	Sum   uint64 `json:"h,omitempty"`
+	scope int    // Scope's number in Index.scopeIDs, for a fast filter
 }
 
 // manifestFormat changes with the mapping, the analysis or docMeta: an
@@ -106,8 +110,8 @@ type docMeta struct {
 // tokens (docMeta.At, the fOp field) and the refresh list. 6: accents
 // folded in every word and both languages, French stop words with and
 // without accents, no "-ique" rule in the French stemmer, path words
-// folded (analysis.go).
-const manifestFormat = 7
+// folded (analysis.go). 8: docMeta.Sum.
+const manifestFormat = 8
 
 const seqKey = "cairn.seq"
 

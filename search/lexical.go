@@ -85,6 +85,29 @@ func indexMapping() (mapping.IndexMapping, error) {
 	return im, nil
 }
 
+// bodyPastTitle is body less its first line when that line is the
+// note's title as a level-one heading: the title is indexed once, in the
+// title field at the title's weight, where its numbers are left out
+// (withoutNumbers), not a second time among the body's words, where a
+// heading's "12" of "Meeting 12" would match every question about 12
+// and a word of the title would count twice.
+func bodyPastTitle(body, title string) string {
+	if title == "" {
+		return body
+	}
+	rest := strings.TrimLeft(body, " \t\r\n")
+	line, after, _ := strings.Cut(rest, "\n")
+	h := strings.TrimSpace(strings.TrimRight(line, "\r"))
+	if h == "" || h[0] != '#' || len(h) > 1 && h[1] != ' ' && h[1] != '\t' {
+		return body
+	}
+	h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h[1:]), "#"))
+	if h != strings.TrimSpace(title) {
+		return body
+	}
+	return after
+}
+
 // bleveDoc is what Bleve indexes for a Doc.
 func bleveDoc(d *Doc) map[string]any {
 	m := map[string]any{
@@ -117,7 +140,7 @@ func bleveDoc(d *Doc) map[string]any {
 	}
 	for _, l := range langs {
 		set(fTitle+"_"+l, d.Title)
-		set(fBody+"_"+l, d.Body)
+		set(fBody+"_"+l, bodyPastTitle(d.Body, d.Title))
 		set(fContext+"_"+l, d.Context)
 		if len(d.Aliases) > 0 {
 			m[fAliases+"_"+l] = d.Aliases

@@ -112,7 +112,7 @@ func run(c corpus, modes []string, show bool) error {
 	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
 	fmt.Println("| mode | hit@1 | hit@5 | MRR@10 | p50 |")
 	fmt.Println("|---|---|---|---|---|")
-	if err := bm25Row(c, src, qs); err != nil {
+	if err := bm25Row(c, src, qs, show); err != nil {
 		return err
 	}
 	for _, mode := range modes {
@@ -177,7 +177,7 @@ func openBenchVault(tmp, src string) (*vault.Vault, func(), error) {
 }
 
 // bm25Row prints the bench's own plain BM25 over the notes' files.
-func bm25Row(c corpus, src string, qs []question) error {
+func bm25Row(c corpus, src string, qs []question, show bool) error {
 	texts := map[string]string{}
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
@@ -194,13 +194,18 @@ func bm25Row(c corpus, src string, qs []question) error {
 	ref := bm25.New(texts)
 	var hit1, hit5, mrr float64
 	for _, q := range qs {
-		for i, p := range ref.Search(q.text, 10) {
+		got, rank := ref.Search(q.text, 10), 0
+		for i, p := range got {
 			if q.answers[c.key(p)] {
+				rank = i + 1
 				hit1 += b2f(i == 0)
 				hit5 += b2f(i < 5)
 				mrr += 1 / float64(i+1)
 				break
 			}
+		}
+		if show && len(got) > 0 {
+			fmt.Printf("  bm25 | %q: rank %d, top %s\n", q.text, rank, c.key(got[0]))
 		}
 	}
 	k := float64(len(qs))
