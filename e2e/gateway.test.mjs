@@ -95,6 +95,22 @@ function fullAccessFlow(open, { principal = 'owner' } = {}) {
     }
   });
 
+  // The client checks every reply of a tool with an outputSchema against it
+  // (and fails the call on a mismatch), so each call in these tests is also
+  // a check of the schema it declares.
+  it('every tool declares an outputSchema, an object (Hindsight\'s answer in text, as Hindsight does)', async () => {
+    const { tools } = await listTools(client);
+    for (const t of tools) {
+      if (t.name.startsWith('hindsight_')) {
+        assert.equal(t.outputSchema, undefined, `${t.name}: a text-only tool with an outputSchema`);
+        continue;
+      }
+      assert.equal(t.outputSchema?.type, 'object', `tool ${t.name}: outputSchema ${JSON.stringify(t.outputSchema)}`);
+      assert.ok(Object.keys(t.outputSchema.properties ?? {}).length > 0, `tool ${t.name}: outputSchema names no property`);
+    }
+    assert.ok(tools.find((t) => t.name === 'search').outputSchema.properties.results, 'search: results in its outputSchema');
+  });
+
   it('whoami: the owner with a write ceiling', async () => {
     const me = await callOk(client, 'whoami');
     assert.equal(me.principal, principal);

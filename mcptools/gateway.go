@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/vault"
@@ -15,12 +16,14 @@ func gatewayTools() []*Tool {
 			Name: "whoami", Toolset: ToolsetGateway, Title: "Who am I", ReadOnly: true, Idempotent: true,
 			Description: "Who this token acts for: principal id, ceiling (read or write), project memberships with their access, toolsets, engine capabilities (vector search, trash, revisions) and the languages search understands (word matching: English and French; the builtin vectors: English; or the embedding model configured). Call it to know what you may do before trying.",
 			Schema:      `{"type":"object","properties":{},"additionalProperties":false}`,
+			Output:      reflect.TypeFor[whoamiReply](),
 			Handle:      whoami,
 		},
 		{
 			Name: "get_my_projects", Toolset: ToolsetGateway, Title: "List my projects", ReadOnly: true, Idempotent: true,
 			Description: "Flat list of the projects this token can reach: handle (pass it as `project` exactly as given; do not derive it from folder names), display name, access and note count. The personal domain is implicit and not listed.",
 			Schema:      `{"type":"object","properties":{},"additionalProperties":false}`,
+			Output:      reflect.TypeFor[projectsReply](),
 			Handle:      getMyProjects,
 		},
 		{
@@ -33,6 +36,7 @@ func gatewayTools() []*Tool {
 "cursor":{"type":"string","description":"nextCursor from the previous page."},
 "limit":{"type":"integer","minimum":1,"maximum":500,"description":"Entries per page (default 50)."}},
 "additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Listing](),
 			Handle: listNotes,
 		},
 		{
@@ -44,6 +48,7 @@ func gatewayTools() []*Tool {
 "revision":{"type":"string","description":"A commit hash from the note's history, to read that version."},
 "contentOffset":{"type":"integer","minimum":0,"description":"For a long note: the byte of the content to start from (nextContentOffset of the last part)."}},
 "required":["ref"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[notePart](),
 			Handle: getNote,
 		},
 		{
@@ -58,6 +63,7 @@ func gatewayTools() []*Tool {
 "links":{"type":"array","description":"Typed edges from the new note.","items":{"type":"object","properties":{
 "type":{"type":"string"},"to":{"type":"string"},"toTitle":{"type":"string"}},"required":["type"],"additionalProperties":false}}},
 "required":["body"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Written](),
 			Handle: createNote,
 		},
 		{
@@ -71,6 +77,7 @@ func gatewayTools() []*Tool {
 "heading":{"type":"string","description":"For replaceSection: the heading's text."},
 "find":{"type":"string","description":"For findReplace: the exact excerpt, occurring once."}},
 "required":["ref","versionToken","operation","content"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Written](),
 			Handle: editNote,
 		},
 		{
@@ -80,12 +87,35 @@ func gatewayTools() []*Tool {
 "ref":{"type":"string","description":"Note id, path, [[Title]], title or alias."},
 "versionToken":{"type":"string","description":"Optional: delete only if the note is still at this version."}},
 "required":["ref"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Deleted](),
 			Handle: deleteNote,
 		},
 	}
 }
 
 type noArgs struct{}
+
+// whoamiReply is whoami's answer.
+type whoamiReply struct {
+	Principal    string                `json:"principal"`
+	Ceiling      string                `json:"ceiling"`
+	Toolsets     []string              `json:"toolsets"`
+	Memberships  []membership          `json:"memberships"`
+	Capabilities capabilities          `json:"capabilities"`
+	Languages    vault.SearchLanguages `json:"languages"`
+	Notice       string                `json:"notice,omitempty"` // why a caller sees nothing (vault.WhyNothing)
+}
+
+type capabilities struct {
+	Vector    bool `json:"vector"`
+	Trash     bool `json:"trash"`
+	Revisions bool `json:"revisions"`
+}
+
+// projectsReply is get_my_projects' answer.
+type projectsReply struct {
+	Projects []vault.ProjectAccess `json:"projects"`
+}
 
 type membership struct {
 	Project string `json:"project"`
@@ -105,26 +135,24 @@ func whoami(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	for _, p := range ps {
 		ms = append(ms, membership{Project: p.Handle, Name: p.Name, Access: p.Access})
 	}
-	out := map[string]any{
-		"principal":   e.ID.Principal,
-		"ceiling":     e.ID.Ceiling.String(),
-		"toolsets":    e.ID.Toolsets,
-		"memberships": ms,
-		"capabilities": map[string]bool{
-			"vector":    e.Vault.SemanticSearch(),
-			"trash":     true,
-			"revisions": true,
+	out := whoamiReply{
+		Principal:   e.ID.Principal,
+		Ceiling:     e.ID.Ceiling.String(),
+		Toolsets:    e.ID.Toolsets,
+		Memberships: ms,
+		Capabilities: capabilities{
+			Vector:    e.Vault.SemanticSearch(),
+			Trash:     true,
+			Revisions: true,
 		},
-		"languages": e.Vault.Languages(),
+		Languages: e.Vault.Languages(),
 	}
 	if len(ps) == 0 {
 		why, err := e.Vault.WhyNothing(e.Caller())
 		if err != nil {
 			return nil, err
 		}
-		if why != "" {
-			out["notice"] = why
-		}
+		out.Notice = why
 	}
 	return out, nil
 }
@@ -140,7 +168,7 @@ func getMyProjects(ctx context.Context, e *Env, raw json.RawMessage) (any, error
 	if ps == nil {
 		ps = []vault.ProjectAccess{}
 	}
-	return map[string]any{"projects": ps}, nil
+	return projectsReply{Projects: ps}, nil
 }
 
 func listNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {

@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/cairn-dev/cairn/vault"
 )
@@ -20,12 +21,14 @@ func graphTools() []*Tool {
 			Name: "link", Toolset: ToolsetGateway, Title: "Link two notes", Idempotent: true,
 			Description: "Add a typed edge from one note to another, kept in the source note's frontmatter as a list property named after the type (`depends_on: [\"[[Pricing]]\"]`), which Obsidian shows and edits. The target is `to` (an existing note) or `toTitle` (a title; a note that does not exist yet is a forward reference that resolves when it is created). Both ends in the same space. The same edge twice is one edge.",
 			Schema:      linkItem,
+			Output:      reflect.TypeFor[vault.LinkOutcome](),
 			Handle:      linkOne,
 		},
 		{
 			Name: "link_many", Toolset: ToolsetGateway, Title: "Link many notes", Idempotent: true,
 			Description: "Add many typed edges in one call, best effort: results[] says created, unchanged or error (with the reason) for each; the edges that can be added are written in one commit. Retry only the errors.",
 			Schema:      `{"type":"object","properties":{"links":{"type":"array","minItems":1,"maxItems":1000,"items":` + linkItem + `}},"required":["links"],"additionalProperties":false}`,
+			Output:      reflect.TypeFor[vault.LinkOutcome](),
 			Handle:      linkMany,
 		},
 		{
@@ -36,6 +39,7 @@ func graphTools() []*Tool {
 "toPath":{"type":"string","description":"Destination folder (a vault path, as list_notes gives)."},
 "versionToken":{"type":"string","description":"Optional: move only if the note is still at this version."}},
 "required":["ref","toPath"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Moved](),
 			Handle: moveNote,
 		},
 		{
@@ -47,6 +51,7 @@ func graphTools() []*Tool {
 "keepAlias":{"type":"boolean","description":"Also keep the old title in the note's aliases, for search and get_note (default false). Links are rewritten either way."},
 "versionToken":{"type":"string","description":"Optional: rename only if the note is still at this version."}},
 "required":["ref","title"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Moved](),
 			Handle: renameNote,
 		},
 		{
@@ -57,6 +62,7 @@ func graphTools() []*Tool {
 "path":{"type":"string","description":"The folder to move."},
 "toParent":{"type":"string","description":"The folder to move it into."}},
 "required":["path","toParent"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Moved](),
 			Handle: moveFolder,
 		},
 		{
@@ -67,6 +73,7 @@ func graphTools() []*Tool {
 "path":{"type":"string","description":"The folder to rename."},
 "name":{"type":"string","description":"Its new name (one folder name, no slashes)."}},
 "required":["path","name"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Moved](),
 			Handle: renameFolder,
 		},
 		{
@@ -77,6 +84,7 @@ func graphTools() []*Tool {
 "handle":{"type":"string","description":"New handle, in the same space."},
 "name":{"type":"string","description":"New display name."}},
 "required":["project"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Project](),
 			Handle: renameProject,
 		},
 		{
@@ -90,6 +98,7 @@ func graphTools() []*Tool {
 "links":{"type":"array","items":{"type":"object","properties":{"type":{"type":"string"},"to":{"type":"string"},"toTitle":{"type":"string"}},"required":["type"],"additionalProperties":false}}},
 "required":["body"],"additionalProperties":false}}},
 "required":["notes"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[batchReply](),
 			Handle: createNotes,
 		},
 	}
@@ -205,5 +214,10 @@ func createNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"results": res}, nil
+	return batchReply{Results: res}, nil
+}
+
+// batchReply is create_notes' answer: one result per note, in order.
+type batchReply struct {
+	Results []vault.BatchResult `json:"results"`
 }

@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/cairn-dev/cairn/vault"
 )
@@ -17,6 +18,7 @@ func memoryTools() []*Tool {
 			Schema: `{"type":"object","properties":{
 "project":{"type":"string","description":"Project handle from get_my_projects (optional)."}},
 "additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.SessionStart](),
 			Handle: startSession,
 		},
 		{
@@ -28,6 +30,7 @@ func memoryTools() []*Tool {
 "limit":{"type":"integer","minimum":1,"maximum":100,"description":"Notes per page (default 20)."},
 "cursor":{"type":"string","description":"nextCursor from the previous page."}},
 "additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.ActivityPage](),
 			Handle: recentActivity,
 		},
 		{
@@ -37,6 +40,7 @@ func memoryTools() []*Tool {
 "category":{"type":"string","description":"A short label: preferences, work, communication, tools..."},
 "observation":{"type":"string","description":"The fact, one line, 3 to 1,000 characters."}},
 "required":["category","observation"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Remembered](),
 			Handle: rememberAboutUser,
 		},
 		{
@@ -47,6 +51,7 @@ func memoryTools() []*Tool {
 "category":{"type":"string","description":"A short label (default general)."},
 "observation":{"type":"string","description":"The fact, one line, 3 to 1,000 characters."}},
 "required":["project","observation"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Remembered](),
 			Handle: rememberAboutProject,
 		},
 	}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/gitstore"
+	"reflect"
 	"sort"
 	"time"
+
+	"github.com/cairn-dev/cairn/gitstore"
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -24,6 +26,11 @@ type Tool struct {
 	Destructive bool
 	Idempotent  bool
 	Schema      string // JSON Schema of the arguments (additionalProperties false)
+	// Output is the type whose JSON the handler returns as structured
+	// content: the tool's outputSchema is made from it (outputschema.go).
+	// Nil for a family whose replies are text only (hindsight).
+	Output reflect.Type
+	output json.RawMessage // the outputSchema, made by Registry.add
 	// Handle runs the tool. args holds the raw JSON arguments, already
 	// checked for valid UTF-8; the handler decodes them strictly.
 	Handle func(ctx context.Context, e *Env, args json.RawMessage) (any, error)
@@ -85,6 +92,13 @@ func (r *Registry) add(t *Tool) {
 	if err := json.Unmarshal([]byte(t.Schema), &schema); err != nil {
 		panic(fmt.Sprintf("tool %s: bad schema: %v", t.Name, err))
 	}
+	if t.Output != nil {
+		out, err := outputSchema(t.Output)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: %v", t.Name, err))
+		}
+		t.output = out
+	}
 	r.tools[t.Name] = t
 	r.order = append(r.order, t.Name)
 	sort.Strings(r.order)
@@ -113,6 +127,7 @@ func (t *Tool) MCPTool() mcp.Tool {
 		IdempotentHint:  mcp.ToBoolPtr(t.Idempotent),
 		OpenWorldHint:   mcp.ToBoolPtr(false),
 	}
+	tool.RawOutputSchema = t.output
 	return tool
 }
 
@@ -193,6 +208,14 @@ type Local struct {
 // CallTool runs one tool: access, argument checks, the handler, and the
 // mapping of every failure to an isError result that says why.
 func (l Local) CallTool(ctx context.Context, id Identity, tool string, raw json.RawMessage) *mcp.CallToolResult {
+	res := l.call(ctx, id, tool, raw)
+	if t := l.Reg.Get(tool); t != nil && replyCheck != nil {
+		replyCheck(t, res)
+	}
+	return res
+}
+
+func (l Local) call(ctx context.Context, id Identity, tool string, raw json.RawMessage) *mcp.CallToolResult {
 	t := l.Reg.Get(tool)
 	if t == nil {
 		return errorResult(refusal(fmt.Sprintf("tool %s: no such tool", tool)))

@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/cairn-dev/cairn/vault"
 )
@@ -26,6 +27,7 @@ func searchTools() []*Tool {
 "before":{"type":"string","description":"Only notes dated before this date or time."},
 "explain":{"type":"boolean","description":"Also give each hit's rank in each list (lexical, semantic), for tuning search (default false)."}},
 "required":["query"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.SearchResult](),
 			Handle: searchNotes,
 		},
 		{
@@ -36,6 +38,7 @@ func searchTools() []*Tool {
 "project":{"type":"string","description":"Project handle: recall from its notes (your private memory is always included)."},
 "budgetTokens":{"type":"integer","minimum":100,"maximum":100000,"description":"Most tokens the reply may take, besides its 40 tokens of fixed fields (default 2000)."}},
 "required":["topic"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.RecallResult](),
 			Handle: recall,
 		},
 	}

@@ -467,6 +467,18 @@ func TestGraphToolsOverHTTP(t *testing.T) {
 		t.Fatalf("Alpha's links after the rename: %v\n%s", targets, note.Content)
 	}
 	failing(t, c, "move_note", map[string]any{"ref": "[[Gamma]]", "toPath": "acme/infra"}, "argument toPath")
+	ok(t, c, "link_many", map[string]any{"links": []map[string]any{
+		{"from": "[[Alpha]]", "to": "[[Gamma]]", "type": "relates_to"}, {"from": "[[Gamma]]", "to": "[[Pricing]]", "type": "depends_on"},
+	}}, &linked)
+	if len(linked.Results) != 2 || linked.Results[0].Status != "created" || linked.Results[1].Status != "created" {
+		t.Fatalf("link_many: %+v", linked)
+	}
+	ok(t, c, "rename_folder", map[string]any{"project": "acme/launch", "path": "specs", "name": "design"}, &moved)
+	ok(t, c, "move_folder", map[string]any{"project": "acme/launch", "path": "design", "toParent": "acme/launch/meetings"}, &moved)
+	ok(t, c, "get_note", map[string]any{"ref": batch.Results[0].ID}, &note)
+	if note.Path != "acme/launch/meetings/design/Alpha.md" {
+		t.Fatalf("Alpha after its folder was renamed and moved: %s", note.Path)
+	}
 	var proj vault.Project
 	ok(t, c, "rename_project", map[string]any{"project": "acme/launch", "handle": "acme/go-live"}, &proj)
 	var l vault.Listing

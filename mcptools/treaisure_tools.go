@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/cairn-dev/cairn/vault"
 )
@@ -21,6 +22,7 @@ func treaisureTools() []*Tool {
 "space":{"type":"string","enum":["personal","professional"],"description":"One space at a time. Never mix the two."},
 "limit":{"type":"integer","minimum":1,"maximum":12,"description":"Most evidence items (default 8)."}},
 "required":["question","space"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Dossier](),
 			Handle: treaisureSearch,
 		},
 		{
@@ -33,6 +35,7 @@ func treaisureTools() []*Tool {
 "occurred_at":{"type":"string","description":"ISO 8601 date or time, when a past event is clearly dated. Not in the future."},
 "confirmed":{"type":"boolean","description":"true to really write. Without it, only a proposal is prepared."}},
 "required":["text","space"],"additionalProperties":false}`,
+			Output: reflect.TypeFor[vault.Capture](),
 			Handle: treaisureCapture,
 		},
 	}
