@@ -101,6 +101,15 @@ func (h *HTTPService) mount(s *server.MCPServer, path, family string) {
 
 func (h *HTTPService) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
+// Mux is the service's router, for other endpoints served beside MCP's
+// (the OAuth authorization server's).
+func (h *HTTPService) Mux() *http.ServeMux { return h.mux }
+
+// Paths are the MCP endpoints served: /mcp and each family's.
+func Paths() []string {
+	return []string{"/mcp", "/" + ToolsetTreaisure + "/mcp", "/" + ToolsetHindsight + "/mcp"}
+}
+
 // Sessions is the number of live sessions.
 func (h *HTTPService) Sessions() int { return h.sessions.count() }
 
@@ -136,7 +145,7 @@ func (h *HTTPService) serve(ep *endpoint, w http.ResponseWriter, r *http.Request
 	if listed && h.origins.cors(w, r) {
 		return
 	}
-	id, ok := h.authenticate(w, r)
+	id, ok := h.authenticate(w, r, ep.path)
 	if !ok {
 		return
 	}

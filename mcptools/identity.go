@@ -17,6 +17,7 @@ type Identity struct {
 	Projects  []string // nil: all the principal's projects
 	Banks     []string // nil: all granted banks
 	TokenID   string   // "" for the local owner over stdio
+	Client    string   // the OAuth client a grant was made to ("" otherwise)
 }
 
 type identityKey struct{}
@@ -54,7 +55,7 @@ func IdentityOf(r TokenRecord) Identity {
 	if r.Scope == "write" {
 		ceiling = vault.RoleWrite
 	}
-	return Identity{Principal: r.Principal, Ceiling: ceiling, Toolsets: r.Toolsets, Projects: r.Projects, Banks: r.Banks, TokenID: r.ID}
+	return Identity{Principal: r.Principal, Ceiling: ceiling, Toolsets: r.Toolsets, Projects: r.Projects, Banks: r.Banks, TokenID: r.ID, Client: r.ClientName}
 }
 
 // OwnerIdentity is the local owner with every toolset (stdio without token),
@@ -75,7 +76,7 @@ func (id Identity) allows(t *Tool) bool {
 }
 
 func (id Identity) caller(tool string) vault.Caller {
-	return vault.Caller{Principal: id.Principal, Ceiling: id.Ceiling, Projects: id.Projects, Banks: id.Banks, Actor: "agent", Tool: tool}
+	return vault.Caller{Principal: id.Principal, Ceiling: id.Ceiling, Projects: id.Projects, Banks: id.Banks, Actor: "agent", Tool: tool, Client: id.Client}
 }
 
 // Claim is what a front end tells the process hosting the vault about who

@@ -40,8 +40,27 @@ type TokenRecord struct {
 	Banks     []string  `json:"banks,omitempty"`
 	Name      string    `json:"name,omitempty"`
 	Created   time.Time `json:"created"`
-	Hash      string    `json:"hash"` // hex sha-256 of the whole token
+	Hash      string    `json:"hash,omitempty"` // hex sha-256 of the whole token (a personal token)
+
+	// An OAuth grant (Kind "oauth", package oauth): what a person approved
+	// for a client, with the hashes of its current access and refresh
+	// tokens. Revoking the record ends both at once.
+	Kind          string    `json:"kind,omitempty"`
+	Client        string    `json:"client,omitempty"` // the client's id
+	ClientName    string    `json:"clientName,omitempty"`
+	Resource      string    `json:"resource,omitempty"` // the URL its access tokens are for (RFC 8707)
+	Expires       time.Time `json:"expires,omitzero"`   // when it ends unless refreshed
+	AccessHash    string    `json:"accessHash,omitempty"`
+	AccessExpires time.Time `json:"accessExpires,omitzero"`
+	RefreshHash   string    `json:"refreshHash,omitempty"`
+	// UsedRefresh are the hashes of refresh tokens already exchanged: one
+	// presented again means it was stolen, and ends the grant (RFC 9700).
+	UsedRefresh []string  `json:"usedRefresh,omitempty"`
+	LastUsed    time.Time `json:"lastUsed,omitzero"`
 }
+
+// KindOAuth marks a record that is an OAuth grant.
+const KindOAuth = "oauth"
 
 // TokenStore reads and writes .cairn/secrets/tokens.json (mode 0600, never
 // committed). It re-reads the file when it changes, so a revocation by the
@@ -163,6 +182,43 @@ func (s *TokenStore) Revoke(id string) error {
 	return s.save(slices.Delete(slices.Clone(recs), i, i+1))
 }
 
+// Put adds a record made elsewhere (an OAuth grant), or replaces the one
+// of its id; records whose Expires has passed are dropped.
+func (s *TokenStore) Put(rec TokenRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.load()
+	if err != nil {
+		return err
+	}
+	out := slices.DeleteFunc(slices.Clone(recs), func(r TokenRecord) bool { return r.ID == rec.ID || expired(r) })
+	return s.save(append(out, rec))
+}
+
+// Update changes the record of id under the store's lock: f sees the
+// record as the file holds it now; an error from f changes nothing.
+func (s *TokenStore) Update(id string, f func(*TokenRecord) error) (TokenRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.load()
+	if err != nil {
+		return TokenRecord{}, err
+	}
+	i := slices.IndexFunc(recs, func(r TokenRecord) bool { return r.ID == id })
+	if i < 0 || expired(recs[i]) {
+		return TokenRecord{}, ErrBadToken
+	}
+	out := slices.Clone(recs)
+	if err := f(&out[i]); err != nil {
+		return TokenRecord{}, err
+	}
+	rec := out[i]
+	return rec, s.save(slices.DeleteFunc(out, expired))
+}
+
+// expired says whether a record has an end and it has passed.
+func expired(r TokenRecord) bool { return !r.Expires.IsZero() && time.Now().After(r.Expires) }
+
 // ErrBadToken is any token that does not verify: unknown, revoked, malformed.
 var ErrBadToken = errors.New("invalid or revoked token")
 
@@ -180,7 +236,7 @@ func (s *TokenStore) Verify(token string) (TokenRecord, error) {
 		return TokenRecord{}, err
 	}
 	for _, r := range recs {
-		if subtle.ConstantTimeCompare([]byte(r.Hash), []byte(want)) == 1 {
+		if r.Kind == "" && subtle.ConstantTimeCompare([]byte(r.Hash), []byte(want)) == 1 {
 			return r, nil
 		}
 	}
@@ -197,7 +253,7 @@ func (s *TokenStore) Lookup(id string) (TokenRecord, error) {
 		return TokenRecord{}, err
 	}
 	for _, r := range recs {
-		if r.ID == id {
+		if r.ID == id && !expired(r) {
 			return r, nil
 		}
 	}

@@ -46,6 +46,21 @@ type HTTPOptions struct {
 	AllowOrigins []string
 	// Addr is the address served (--http): its host is accepted as Origin.
 	Addr string
+	// OAuth, when set, also accepts the access tokens of its grants (each
+	// for the endpoint it was issued for), and each 401 says where to get
+	// one (package oauth).
+	OAuth OAuthVerifier
+}
+
+// OAuthVerifier checks OAuth access tokens for the MCP endpoints.
+type OAuthVerifier interface {
+	// VerifyAccess returns the grant of an access token presented at the
+	// endpoint whose URL is resource.
+	VerifyAccess(token, resource string) (TokenRecord, error)
+	// Challenge is the WWW-Authenticate of a 401 at the endpoint at path.
+	Challenge(path string) string
+	// Resource is the URL of the endpoint at path.
+	Resource(path string) string
 }
 
 // HTTPHandler is NewHTTPService as a plain handler, for callers that never
@@ -58,26 +73,39 @@ func HTTPHandler(s *server.MCPServer, tokens *TokenStore, o HTTPOptions) http.Ha
 // authenticate resolves the request's bearer token into an identity, or
 // answers 401 with WWW-Authenticate and returns false. It never reads the
 // body, so an unauthenticated request cannot make the server read one.
-func (h *HTTPService) authenticate(w http.ResponseWriter, r *http.Request) (Identity, bool) {
+func (h *HTTPService) authenticate(w http.ResponseWriter, r *http.Request, path string) (Identity, bool) {
 	if h.o.NoAuth != nil {
 		return *h.o.NoAuth, true
 	}
 	challenge := `Bearer realm="cairn"`
-	if h.o.ResourceMetadataURL != "" {
+	if h.o.OAuth != nil {
+		challenge = h.o.OAuth.Challenge(path)
+	} else if h.o.ResourceMetadataURL != "" {
 		challenge += `, resource_metadata="` + h.o.ResourceMetadataURL + `"`
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		closeUnread(w, r)
 		w.Header().Set("WWW-Authenticate", challenge)
 		http.Error(w, "401 unauthorized: send Authorization: Bearer <token> (cairn token create makes one)", http.StatusUnauthorized)
 		return Identity{}, false
 	}
-	rec, err := h.tokens.Verify(strings.TrimSpace(token))
+	var rec TokenRecord
+	var err error
+	if h.o.OAuth != nil && !strings.HasPrefix(token, tokenPrefix) {
+		rec, err = h.o.OAuth.VerifyAccess(token, h.o.OAuth.Resource(path))
+	} else {
+		rec, err = h.tokens.Verify(token)
+	}
 	if err != nil {
 		closeUnread(w, r)
-		w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token"`)
-		http.Error(w, "401 unauthorized: invalid or revoked token", http.StatusUnauthorized)
+		desc := "invalid, expired or revoked token"
+		if !errors.Is(err, ErrBadToken) {
+			desc = err.Error()
+		}
+		w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token", error_description="`+desc+`"`)
+		http.Error(w, "401 unauthorized: "+desc, http.StatusUnauthorized)
 		return Identity{}, false
 	}
 	return IdentityOf(rec), true

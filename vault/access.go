@@ -55,6 +55,7 @@ type Caller struct {
 	Banks     []string // nil: every memory bank the principal is granted
 	Actor     string   // "agent" or "human"
 	Tool      string   // the MCP tool or command
+	Client    string   // the OAuth client acting for the principal, named in the commit ("" for none)
 }
 
 // Access is the committed .cairn/access.yaml: the owner and the members.

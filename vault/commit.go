@@ -21,6 +21,9 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 		{Key: "Cairn-Principal", Value: c.Principal},
 		{Key: "Cairn-Actor", Value: actorOf(c)},
 	}
+	if c.Client != "" {
+		trailers = append(trailers, gitstore.Trailer{Key: "Cairn-Client", Value: c.Client})
+	}
 	if noteID != "" {
 		trailers = append(trailers, gitstore.Trailer{Key: "Cairn-Note", Value: noteID})
 	}

@@ -28,7 +28,7 @@ func main() {
 	}
 	root.SetOut(terminalSafe{os.Stdout})
 	root.SetErr(terminalSafe{os.Stderr})
-	root.AddCommand(initCmd(), serveCmd(), tokenCmd(), projectCmd(), accessCmd(), trashCmd(), doctorCmd(), demoCmd(), searchCmd(), reindexCmd(), syncCmd(), cloneCmd(), versionCmd())
+	root.AddCommand(initCmd(), serveCmd(), tokenCmd(), passwordCmd(), projectCmd(), accessCmd(), trashCmd(), doctorCmd(), demoCmd(), searchCmd(), reindexCmd(), syncCmd(), cloneCmd(), versionCmd())
 	markUsageErrors(root)
 	if cmd, err := root.ExecuteC(); err != nil {
 		fmt.Fprintln(os.Stderr, "cairn:", oneLine(err.Error()))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/mcptools"
+	"github.com/cairn-dev/cairn/oauth"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
@@ -39,10 +40,14 @@ type serveOptions struct {
 	sessionIdle  time.Duration
 	maxSessions  int
 	allowOrigins []string
+
+	// publicURL is --public-url: with it, the OAuth authorization server
+	// (package oauth) serves beside MCP.
+	publicURL string
 }
 
 // httpOnlyFlags are the flags that mean nothing over stdio.
-var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin"}
+var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin", "public-url"}
 
 func serveCmd() *cobra.Command {
 	var o serveOptions
@@ -84,6 +89,7 @@ func serveCmd() *cobra.Command {
 	c.Flags().StringVar(&o.maxBody, "max-body", "16MiB", "HTTP: the largest request body (bytes, or KiB/MiB/GiB); larger ones get 413")
 	c.Flags().DurationVar(&o.sessionIdle, "session-idle", mcptools.DefaultSessionIdle, "HTTP: end a session after this long without a request (its client then initializes again)")
 	c.Flags().IntVar(&o.maxSessions, "max-sessions", mcptools.DefaultMaxSessions, "HTTP: live sessions per token; a new one ends the token's longest-idle")
+	c.Flags().StringVar(&o.publicURL, "public-url", "", "HTTP: the address clients use (https://host): serve OAuth 2.1 sign-in for clients that cannot send a token (docs/oauth.md)")
 	c.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "HTTP: a browser origin (scheme://host[:port]) allowed besides loopback, with CORS (repeatable)")
 	return c
 }
@@ -207,7 +213,19 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		ho.NoAuth = &id
 		fmt.Fprintf(os.Stderr, "cairn: WARNING: --no-auth: every request acts as %s without a token (test mode)\n", id.Principal)
 	}
-	return serveHTTP(ctx, ln, root, mcptools.NewHTTPService(srv, mcptools.NewTokenStore(root), ho), ready)
+	tokens := mcptools.NewTokenStore(root)
+	var as *oauth.Server
+	if o.publicURL != "" {
+		if as, err = oauth.New(oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens}); err != nil {
+			return err
+		}
+		ho.OAuth = as
+	}
+	svc := mcptools.NewHTTPService(srv, tokens, ho)
+	if as != nil {
+		as.Register(svc.Mux())
+	}
+	return serveHTTP(ctx, ln, root, svc, ready)
 }
 
 // check refuses flags that contradict each other, naming them.

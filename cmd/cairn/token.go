@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
@@ -71,13 +72,19 @@ func tokenCmd() *cobra.Command {
 				return err
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tPRINCIPAL\tSCOPE\tTOOLSETS\tPROJECTS\tCREATED\tNAME")
+			fmt.Fprintln(w, "ID\tPRINCIPAL\tSCOPE\tTOOLSETS\tPROJECTS\tCREATED\tEXPIRES\tLAST USED\tNAME")
 			for _, r := range recs {
 				p := strings.Join(r.Projects, ",")
 				if p == "" {
 					p = "all"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Principal, r.Scope, strings.Join(r.Toolsets, ","), p, r.Created.Format("2006-01-02 15:04"), r.Name)
+				name := r.Name
+				if r.Kind == mcptools.KindOAuth {
+					// A grant to an OAuth client: named by the client.
+					name = "oauth: " + oneLine(r.ClientName)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Principal, r.Scope, strings.Join(r.Toolsets, ","), p,
+					r.Created.Format("2006-01-02 15:04"), stamp(r.Expires, "never"), stamp(r.LastUsed, "-"), name)
 			}
 			return w.Flush()
 		},
@@ -114,4 +121,12 @@ func warnIfBlind(w io.Writer, v *vault.Vault, rec mcptools.TokenRecord) {
 	if rec.Scope == "read" {
 		fmt.Fprintln(w, "note: a read token; its agent can search and read but not write (--scope write for one that writes)")
 	}
+}
+
+// stamp is a time as token list shows it, or none when it is unset.
+func stamp(t time.Time, none string) string {
+	if t.IsZero() {
+		return none
+	}
+	return t.Local().Format("2006-01-02 15:04")
 }
