@@ -81,6 +81,24 @@ export async function createToken(vault, principal, scope, extra = []) {
   return lines[0];
 }
 
+/** Runs `cairn ARGS...` with input on its standard input. */
+export function runCairnWithInput(args, input, { timeoutMs = 30_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(cairnBin(), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`cairn ${args.join(' ')} exited ${code}\nstdout: ${stdout}\nstderr: ${stderr}`));
+    });
+    proc.stdin.end(input);
+  });
+}
+
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -112,14 +130,17 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts `cairn serve --vault V --http 127.0.0.1:PORT [extraArgs...]` and
- * waits (up to 10 s) until the port accepts connections.
+ * waits (up to 10 s) until the port accepts connections. extraArgs may be
+ * a function of the port (for flags that name it, like --public-url);
+ * env adds to the process's environment.
  * Returns {port, url, proc, output(), stop()}; url is http://127.0.0.1:PORT/mcp.
  */
-export async function startHttpServer(vault, extraArgs = []) {
+export async function startHttpServer(vault, extraArgs = [], { env = {} } = {}) {
   const bin = cairnBin();
   const port = await freePort();
-  const args = ['serve', '--vault', vault, '--http', `127.0.0.1:${port}`, ...extraArgs];
-  const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const extra = typeof extraArgs === 'function' ? extraArgs(port) : extraArgs;
+  const args = ['serve', '--vault', vault, '--http', `127.0.0.1:${port}`, ...extra];
+  const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   proc.stdout.on('data', (d) => (output += d));
   proc.stderr.on('data', (d) => (output += d));

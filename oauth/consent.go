@@ -52,9 +52,16 @@ func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
 }
 
 func secureHeaders(w http.ResponseWriter) {
+	secureHeadersTo(w, "")
+}
+
+// secureHeadersTo are the page's headers when its form may end at the
+// client's redirect (a browser applies form-action to the redirects that
+// follow a form's post, so the client's origin is named beside 'self').
+func secureHeadersTo(w http.ResponseWriter, redirect string) {
 	h := w.Header()
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"+formTarget(redirect)+"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
@@ -75,6 +82,7 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, principal, 
 		http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: nonce, Path: pathConsent, HttpOnly: true,
 			Secure: strings.HasPrefix(s.o.PublicURL, "https://"), SameSite: http.SameSiteStrictMode, MaxAge: int(requestTTL / time.Second)})
 	}
+	secureHeadersTo(w, a.redirectURI)
 	v := consentView{ID: id, CSRF: s.csrf(id, nonce), Client: a.clientName, RedirectHost: redirectHost(a.redirectURI),
 		AsksWrite: slices.Contains(a.scopes, ScopeWrite), Principal: principal, Toolsets: mcptools.AllToolsets, Error: problem}
 	if isDocumentID(a.clientID) {
@@ -90,6 +98,19 @@ func (s *Server) csrf(id, nonce string) string {
 	m := hmac.New(sha256.New, s.keys.crypto[:])
 	fmt.Fprintf(m, "consent|%s|%s", id, nonce)
 	return hex.EncodeToString(m.Sum(nil))
+}
+
+// formTarget is the CSP source of a redirect URI: its origin, or its
+// scheme for an app's own scheme; "" when it has none usable.
+func formTarget(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme == "" || strings.ContainsAny(uri, " ;,'\"") {
+		return ""
+	}
+	if u.Scheme == "http" || u.Scheme == "https" {
+		return " " + u.Scheme + "://" + u.Host
+	}
+	return " " + u.Scheme + ":"
 }
 
 func redirectHost(uri string) string {

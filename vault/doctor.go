@@ -58,8 +58,14 @@ func (v *Vault) Doctor() []Finding {
 	if f := embedderFinding(v.root); f != nil {
 		out = append(out, *f)
 	}
-	if fi, err := os.Stat(filepath.Join(v.root, TokensFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", TokensFile, fi.Mode().Perm())
+	// Every secret: tokens and grants, and the sign-in passwords, OAuth
+	// keys and clients (package oauth) beside them.
+	secrets, _ := os.ReadDir(filepath.Join(v.root, SecretsDir))
+	for _, e := range secrets {
+		rel := SecretsDir + "/" + e.Name()
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+			add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", rel, fi.Mode().Perm())
+		}
 	}
 	var broken, conflicts, resolved, legacy []string
 	notes := 0

@@ -11,6 +11,7 @@ const (
 	ConfigFile    = ".cairn/config.yaml"
 	AccessFile    = ".cairn/access.yaml"
 	LocalFile     = ".cairn/local.yaml" // this machine's settings, never committed (Local)
+	SecretsDir    = ".cairn/secrets"    // never committed: tokens, grants, passwords, OAuth keys
 	TokensFile    = ".cairn/secrets/tokens.json"
 	CacheDir      = ".cairn/cache"
 	TrashDir      = ".cairn/trash" // deleted notes (trash.go); .trash/ is Obsidian's

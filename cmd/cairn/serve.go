@@ -44,10 +44,12 @@ type serveOptions struct {
 	// publicURL is --public-url: with it, the OAuth authorization server
 	// (package oauth) serves beside MCP.
 	publicURL string
+	// privateDocs is --allow-private-client-documents.
+	privateDocs bool
 }
 
 // httpOnlyFlags are the flags that mean nothing over stdio.
-var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin", "public-url"}
+var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin", "public-url", "allow-private-client-documents"}
 
 func serveCmd() *cobra.Command {
 	var o serveOptions
@@ -90,6 +92,7 @@ func serveCmd() *cobra.Command {
 	c.Flags().DurationVar(&o.sessionIdle, "session-idle", mcptools.DefaultSessionIdle, "HTTP: end a session after this long without a request (its client then initializes again)")
 	c.Flags().IntVar(&o.maxSessions, "max-sessions", mcptools.DefaultMaxSessions, "HTTP: live sessions per token; a new one ends the token's longest-idle")
 	c.Flags().StringVar(&o.publicURL, "public-url", "", "HTTP: the address clients use (https://host): serve OAuth 2.1 sign-in for clients that cannot send a token (docs/oauth.md)")
+	c.Flags().BoolVar(&o.privateDocs, "allow-private-client-documents", false, "HTTP with --public-url: read OAuth clients' metadata documents from this machine and private networks too (clients on your own network)")
 	c.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "HTTP: a browser origin (scheme://host[:port]) allowed besides loopback, with CORS (repeatable)")
 	return c
 }
@@ -216,7 +219,7 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	tokens := mcptools.NewTokenStore(root)
 	var as *oauth.Server
 	if o.publicURL != "" {
-		if as, err = oauth.New(oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens}); err != nil {
+		if as, err = oauth.New(oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens, AllowPrivateDocuments: o.privateDocs}); err != nil {
 			return err
 		}
 		ho.OAuth = as
@@ -232,6 +235,12 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 func (o serveOptions) check() error {
 	if err := needVault(o.vault); err != nil {
 		return err
+	}
+	if o.privateDocs && o.publicURL == "" {
+		return errors.New("--allow-private-client-documents applies to --public-url only (OAuth sign-in)")
+	}
+	if o.noAuth && o.publicURL != "" {
+		return errors.New("--no-auth and --public-url contradict each other: one serves without sign-in, the other signs clients in")
 	}
 	if o.noAuth && o.http == "" {
 		return errors.New("--no-auth applies to --http only (stdio already serves the local owner)")
