@@ -71,6 +71,7 @@ type TokenStore struct {
 	mu      sync.Mutex
 	stamp   string
 	records []TokenRecord
+	byID    map[string]int // index in records, made at load: a grant is looked up on every call
 }
 
 // NewTokenStore opens the token file of the vault at root.
@@ -103,6 +104,10 @@ func (s *TokenStore) load() ([]TokenRecord, error) {
 		return nil, fmt.Errorf("%s: %w", s.file, err)
 	}
 	s.stamp, s.records = stamp, recs
+	s.byID = make(map[string]int, len(recs))
+	for i, r := range recs {
+		s.byID[r.ID] = i
+	}
 	return recs, nil
 }
 
@@ -252,10 +257,8 @@ func (s *TokenStore) Lookup(id string) (TokenRecord, error) {
 	if err != nil {
 		return TokenRecord{}, err
 	}
-	for _, r := range recs {
-		if r.ID == id && !expired(r) {
-			return r, nil
-		}
+	if i, ok := s.byID[id]; ok && i < len(recs) && recs[i].ID == id && !expired(recs[i]) {
+		return recs[i], nil
 	}
 	return TokenRecord{}, ErrBadToken
 }
