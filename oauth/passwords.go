@@ -19,8 +19,10 @@ import (
 const PasswordsFile = ".cairn/secrets/passwords.json"
 
 // passwordCost makes one check take about a quarter of a second on a
-// small server: slow for a guesser with the file, quick for a person.
-const passwordCost = 12
+// small server: slow for a guesser with the file, quick for a person. A
+// variable only so that this package's tests (run with the race
+// detector, where one check takes seconds) can use bcrypt's least.
+var passwordCost = 12
 
 // MinPasswordLength is the shortest password accepted.
 const MinPasswordLength = 12
@@ -68,13 +70,18 @@ func (p *passwords) check(principal, password string) bool {
 	p.mu.Unlock()
 	hash, ok := m[principal]
 	if err != nil || !ok {
-		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
 		return false
 	}
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("not a password of anyone's"), passwordCost)
+// dummyHash is compared with when a principal has no password, made at
+// the first such check, at the cost in force then.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("not a password of anyone's"), passwordCost)
+	return h
+})
 
 // SetPassword sets principal's sign-in password in the vault at root.
 func SetPassword(root, principal, password string) error {
