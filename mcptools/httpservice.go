@@ -69,7 +69,7 @@ func NewHTTPService(s *server.MCPServer, tokens *TokenStore, o HTTPOptions) *HTT
 		o.MaxSessions = DefaultMaxSessions
 	}
 	h := &HTTPService{o: o, tokens: tokens, mux: http.NewServeMux(), stop: make(chan struct{}),
-		origins: originPolicy{allow: o.AllowOrigins, serverHost: serverHostOf(o.Addr)}}
+		origins: originPolicy{allow: o.AllowOrigins, serverHost: serverHostOf(o.Addr), publicHost: publicHostOf(o.PublicURL)}}
 	h.sessions = newSessionRegistry(o.SessionIdle, o.MaxSessions, h.release)
 	h.mount(s, "/mcp", "")
 	// Each family also at its own path, for clients written for a server
@@ -85,6 +85,9 @@ func (h *HTTPService) mount(s *server.MCPServer, path, family string) {
 	ep := &endpoint{path: path}
 	ep.streamable = server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(path),
+		// With a public name, cairn makes the DNS-rebinding check itself
+		// (originPolicy.hostAllowed), accepting that name too.
+		server.WithDisableLocalhostProtection(h.o.PublicURL != ""),
 		server.WithSessionIdManagerResolver(sessionResolver{reg: h.sessions, ep: ep}),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 			if id, ok := IdentityFrom(r.Context()); ok {
@@ -143,6 +146,10 @@ func (h *HTTPService) serve(ep *endpoint, w http.ResponseWriter, r *http.Request
 		return
 	}
 	if listed && h.origins.cors(w, r) {
+		return
+	}
+	if h.o.PublicURL != "" && !h.origins.hostAllowed(r) {
+		writeRPCError(w, r, http.StatusForbidden, fmt.Sprintf("Host %q is not this server's name (DNS-rebinding protection): a connection over loopback must name a loopback address or the host of --public-url", r.Host))
 		return
 	}
 	id, ok := h.authenticate(w, r, ep.path)

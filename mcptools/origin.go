@@ -28,6 +28,7 @@ import (
 type originPolicy struct {
 	allow      []string // normalized scheme://host[:port]
 	serverHost string   // the host of --http, when it names one
+	publicHost string   // the host of --public-url, when given (behind a proxy, the name clients use)
 }
 
 // ParseOrigin normalizes an --allow-origin value: scheme://host[:port]
@@ -81,7 +82,7 @@ func (p originPolicy) check(r *http.Request) (ok, listed bool) {
 		return true, true
 	}
 	host := strings.ToLower(u.Hostname())
-	if host == "localhost" || host == p.serverHost && host != "" {
+	if host == "localhost" || host == p.serverHost && host != "" || host == p.publicHost && host != "" {
 		return true, false
 	}
 	ip, err := netip.ParseAddr(host)
@@ -97,6 +98,31 @@ func (p originPolicy) check(r *http.Request) (ok, listed bool) {
 		}
 	}
 	return false, false
+}
+
+// hostAllowed is mcp-go's DNS-rebinding check (a connection to a loopback
+// address must carry a loopback Host), which cairn makes itself when it
+// has a public name: a reverse proxy on this machine connects over
+// loopback and passes the Host clients used, which is then that name.
+func (p originPolicy) hostAllowed(r *http.Request) bool {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || la == nil {
+		return true
+	}
+	ap, err := netip.ParseAddrPort(la.String())
+	if err != nil || !ap.Addr().Unmap().IsLoopback() {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if host == "localhost" || host == p.publicHost && host != "" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // refusal is the 403's message.
@@ -134,4 +160,13 @@ func serverHostOf(addr string) string {
 		return ""
 	}
 	return host
+}
+
+// publicHostOf is the host of a --public-url, lower-cased ("" for none).
+func publicHostOf(public string) string {
+	u, err := url.Parse(public)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
 }

@@ -46,6 +46,10 @@ type HTTPOptions struct {
 	AllowOrigins []string
 	// Addr is the address served (--http): its host is accepted as Origin.
 	Addr string
+	// PublicURL is --public-url, the address clients use: its host is
+	// accepted as Origin, and as Host on a loopback connection (a reverse
+	// proxy on this machine), where mcp-go would accept loopback names only.
+	PublicURL string
 	// OAuth, when set, also accepts the access tokens of its grants (each
 	// for the endpoint it was issued for), and each 401 says where to get
 	// one (package oauth).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -46,10 +47,14 @@ type serveOptions struct {
 	publicURL string
 	// privateDocs is --allow-private-client-documents.
 	privateDocs bool
+	// tlsCert and tlsKey serve HTTPS (--tls-cert, --tls-key); trustProxy
+	// reads the client's address from X-Forwarded-For (--trust-proxy).
+	tlsCert, tlsKey string
+	trustProxy      bool
 }
 
 // httpOnlyFlags are the flags that mean nothing over stdio.
-var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin", "public-url", "allow-private-client-documents"}
+var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin", "public-url", "allow-private-client-documents", "tls-cert", "tls-key", "trust-proxy"}
 
 func serveCmd() *cobra.Command {
 	var o serveOptions
@@ -92,6 +97,9 @@ func serveCmd() *cobra.Command {
 	c.Flags().DurationVar(&o.sessionIdle, "session-idle", mcptools.DefaultSessionIdle, "HTTP: end a session after this long without a request (its client then initializes again)")
 	c.Flags().IntVar(&o.maxSessions, "max-sessions", mcptools.DefaultMaxSessions, "HTTP: live sessions per token; a new one ends the token's longest-idle")
 	c.Flags().StringVar(&o.publicURL, "public-url", "", "HTTP: the address clients use (https://host): serve OAuth 2.1 sign-in for clients that cannot send a token (docs/oauth.md)")
+	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM, the chain after it), with --tls-key")
+	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "HTTP: the certificate's private key (PEM)")
+	c.Flags().BoolVar(&o.trustProxy, "trust-proxy", false, "HTTP: behind a reverse proxy on this machine: take the client's address from X-Forwarded-For (sign-in rate limits); never set it when clients reach cairn directly")
 	c.Flags().BoolVar(&o.privateDocs, "allow-private-client-documents", false, "HTTP with --public-url: read OAuth clients' metadata documents from this machine and private networks too (clients on your own network)")
 	c.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "HTTP: a browser origin (scheme://host[:port]) allowed besides loopback, with CORS (repeatable)")
 	return c
@@ -184,9 +192,13 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	}
 	var ln net.Listener
 	ho, err := o.httpOptions()
+	tc, tlsErr := o.tlsConfig()
 	if o.http != "" {
 		if err != nil {
 			return err
+		}
+		if tlsErr != nil {
+			return tlsErr
 		}
 		if ln, err = net.Listen("tcp", o.http); err != nil {
 			if errors.Is(err, syscall.EADDRINUSE) {
@@ -219,22 +231,25 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	tokens := mcptools.NewTokenStore(root)
 	var as *oauth.Server
 	if o.publicURL != "" {
-		if as, err = oauth.New(oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens, AllowPrivateDocuments: o.privateDocs}); err != nil {
+		if as, err = oauth.New(oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens, AllowPrivateDocuments: o.privateDocs, TrustProxy: o.trustProxy}); err != nil {
 			return err
 		}
-		ho.OAuth = as
+		ho.OAuth, ho.PublicURL = as, o.publicURL
 	}
 	svc := mcptools.NewHTTPService(srv, tokens, ho)
 	if as != nil {
 		as.Register(svc.Mux())
 	}
-	return serveHTTP(ctx, ln, root, svc, ready)
+	return serveHTTP(ctx, ln, root, svc, tc, ready)
 }
 
 // check refuses flags that contradict each other, naming them.
 func (o serveOptions) check() error {
 	if err := needVault(o.vault); err != nil {
 		return err
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together: the certificate and its key")
 	}
 	if o.privateDocs && o.publicURL == "" {
 		return errors.New("--allow-private-client-documents applies to --public-url only (OAuth sign-in)")
@@ -293,7 +308,7 @@ func serveStdio(ctx context.Context, root string, srv *server.MCPServer, o serve
 }
 
 // serveHTTP serves Streamable HTTP on ln until ctx ends.
-func serveHTTP(ctx context.Context, ln net.Listener, root string, svc *mcptools.HTTPService, ready func(addr string)) error {
+func serveHTTP(ctx context.Context, ln net.Listener, root string, svc *mcptools.HTTPService, tc *tls.Config, ready func(addr string)) error {
 	hs := &http.Server{
 		Handler: svc,
 		// A client has 10 s to send its headers (64 KiB at most), and a
@@ -305,13 +320,19 @@ func serveHTTP(ctx context.Context, ln net.Listener, root string, svc *mcptools.
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
+		TLSConfig:         tc,
 	}
 	// Shutdown ends the sessions first, so open event streams do not hold
 	// it up.
 	hs.RegisterOnShutdown(svc.Close)
 	defer svc.Close()
 	addr := ln.Addr().String()
-	fmt.Fprintf(os.Stderr, "cairn: serving %s at http://%s/mcp\n", root, addr)
+	scheme := "http"
+	if tc != nil {
+		scheme = "https"
+		ln = tls.NewListener(ln, tc)
+	}
+	fmt.Fprintf(os.Stderr, "cairn: serving %s at %s://%s/mcp\n", root, scheme, addr)
 	if ready != nil {
 		ready(addr)
 	}
@@ -330,6 +351,20 @@ func serveHTTP(ctx context.Context, ln net.Listener, root string, svc *mcptools.
 		hs.Close()
 	}
 	return nil
+}
+
+// tlsConfig is --tls-cert and --tls-key loaded (nil without them): read
+// at start, so a wrong file is an error naming the flag, not a failed
+// handshake later.
+func (o serveOptions) tlsConfig() (*tls.Config, error) {
+	if o.tlsCert == "" {
+		return nil, nil
+	}
+	pair, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert %s, --tls-key %s: %w", o.tlsCert, o.tlsKey, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
 }
 
 func loopback(addr string) bool {
