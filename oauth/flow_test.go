@@ -188,3 +188,26 @@ func equalJSON(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+// Clients of every protocol revision use their grant alike: 2025-06-18
+// and 2025-11-25 with a session (initialize first), 2026-07-28 stateless.
+func TestEveryProtocolRevisionThroughOAuth(t *testing.T) {
+	h := newHarness(t)
+	tr, _ := h.signIn(ScopeWrite, h.url+"/mcp", mcptools.ToolsetGateway)
+	for _, version := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		c, err := h.mcpClientAt("/mcp", tr.Access, version)
+		if err != nil {
+			t.Fatalf("%s: %v", version, err)
+		}
+		if stateless := c.GetSessionId() == ""; stateless != (version == "2026-07-28") {
+			t.Errorf("%s: session %q", version, c.GetSessionId())
+		}
+		res, err := c.CallTool(context.Background(), callReq("whoami", map[string]any{}))
+		if err != nil || res.IsError {
+			t.Fatalf("%s: whoami: %v %+v", version, err, res)
+		}
+		if text := res.Content[0].(mcp.TextContent).Text; !strings.Contains(text, `"principal":"`+h.owner+`"`) {
+			t.Errorf("%s: whoami: %s", version, text)
+		}
+	}
+}

@@ -232,8 +232,14 @@ func (h *harness) signIn(access, resource string, toolsets ...string) (tokenResp
 	return tr, clientID
 }
 
-// mcpClient connects to an MCP endpoint with a bearer token.
+// mcpClient connects to an MCP endpoint with a bearer token, at the
+// latest protocol revision (2026-07-28: stateless, no session).
 func (h *harness) mcpClient(path, token string) (*mcpclient.Client, error) {
+	return h.mcpClientAt(path, token, mcp.LATEST_PROTOCOL_VERSION)
+}
+
+// mcpClientAt connects at the given protocol revision.
+func (h *harness) mcpClientAt(path, token, version string) (*mcpclient.Client, error) {
 	c, err := mcpclient.NewStreamableHttpClient(h.url+path, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
 		return nil, err
@@ -243,7 +249,7 @@ func (h *harness) mcpClient(path, token string) (*mcpclient.Client, error) {
 		return nil, err
 	}
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: "oauth-test", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		c.Close()
