@@ -36,6 +36,7 @@ type consentView struct {
 	Principal    string
 	Toolsets     []string
 	Error        string
+	Provider     string // the identity provider's host, when people sign in there
 }
 
 func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
@@ -55,13 +56,18 @@ func secureHeaders(w http.ResponseWriter) {
 	secureHeadersTo(w, "")
 }
 
-// secureHeadersTo are the page's headers when its form may end at the
-// client's redirect (a browser applies form-action to the redirects that
-// follow a form's post, so the client's origin is named beside 'self').
-func secureHeadersTo(w http.ResponseWriter, redirect string) {
+// secureHeadersTo are the page's headers when its form may go on to the
+// targets (a browser applies form-action to the redirects that follow a
+// form's post: the client's redirect, and the identity provider's origin
+// when people sign in there, are named beside 'self').
+func secureHeadersTo(w http.ResponseWriter, targets ...string) {
 	h := w.Header()
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"+formTarget(redirect)+"; frame-ancestors 'none'; base-uri 'none'")
+	action := "form-action 'self'"
+	for _, t := range targets {
+		action += formTarget(t)
+	}
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "+action+"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
@@ -82,11 +88,19 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, principal, 
 		http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: nonce, Path: pathConsent, HttpOnly: true,
 			Secure: strings.HasPrefix(s.o.PublicURL, "https://"), SameSite: http.SameSiteStrictMode, MaxAge: int(requestTTL / time.Second)})
 	}
-	secureHeadersTo(w, a.redirectURI)
+	if s.party != nil {
+		// The post goes on to the provider, then back to the client.
+		secureHeadersTo(w, a.redirectURI, s.party.Issuer())
+	} else {
+		secureHeadersTo(w, a.redirectURI)
+	}
 	v := consentView{ID: id, CSRF: s.csrf(id, nonce), Client: a.clientName, RedirectHost: redirectHost(a.redirectURI),
 		AsksWrite: slices.Contains(a.scopes, ScopeWrite), Principal: principal, Toolsets: mcptools.AllToolsets, Error: problem}
 	if isDocumentID(a.clientID) {
 		v.FromDocument = a.clientID
+	}
+	if s.party != nil {
+		v.Provider = redirectHost(s.party.Issuer())
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
@@ -142,6 +156,22 @@ func (s *Server) answerConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.PostForm.Get("action") == "deny" {
 		s.deny(w, r, a)
+		return
+	}
+	if s.party != nil {
+		// The provider signs the person in; what they approve goes with
+		// them and is applied when they come back.
+		if ok, wait := s.signIns.allow(s.clientAddr(r), time.Now()); !ok {
+			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+			s.showConsent(w, r, "", "Too many attempts. Wait a minute, then try again.", http.StatusTooManyRequests)
+			return
+		}
+		shape, problem := chosenGrant(r, a)
+		if problem != "" {
+			s.showConsent(w, r, "", problem, http.StatusBadRequest)
+			return
+		}
+		s.sendToProvider(w, r, a, shape)
 		return
 	}
 	principal := strings.TrimSpace(r.PostForm.Get("principal"))
@@ -238,10 +268,10 @@ It asks to {{if .AsksWrite}}read and write{{else}}read{{end}} your notes.</p>
 {{if .Error}}<p class="error" role="alert">{{.Error}}</p>{{end}}
 <form method="post" action="consent">
 <input type="hidden" name="id" value="{{.ID}}"><input type="hidden" name="csrf" value="{{.CSRF}}">
-<fieldset><legend>Sign in</legend>
+{{if .Provider}}<p>You will sign in at <strong>{{.Provider}}</strong> after you allow.</p>{{else}}<fieldset><legend>Sign in</legend>
 <label for="principal">Principal</label><input type="text" id="principal" name="principal" value="{{.Principal}}" autocomplete="username" autocapitalize="none" required>
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
-</fieldset>
+</fieldset>{{end}}
 <fieldset><legend>Access</legend>
 {{if .AsksWrite}}<label><input type="radio" name="access" value="write" checked> Read and write</label>{{end}}
 <label><input type="radio" name="access" value="read"{{if not .AsksWrite}} checked{{end}}> Read only</label>

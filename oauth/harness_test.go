@@ -35,6 +35,7 @@ type harness struct {
 	owner    string
 	password string
 	browser  *http.Client
+	lastBase *url.URL // the page a relative redirect is from (signInAtProvider)
 }
 
 const testPassword = "correct horse battery staple"
@@ -48,6 +49,13 @@ func newHarness(t *testing.T) *harness {
 // and Tokens are the harness's).
 func newHarnessWith(t *testing.T, o Options) *harness {
 	t.Helper()
+	return newHarnessAt(t, "127.0.0.1:0", o, nil)
+}
+
+// newHarnessAt serves at addr; prepare, when given, sees the vault's
+// folder and owner before the server starts.
+func newHarnessAt(t *testing.T, addr string, o Options, prepare func(dir, owner string)) *harness {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "vault")
 	if _, err := vault.Init(dir, vault.InitOptions{From: "../sample-vault"}); err != nil {
 		t.Fatal(err)
@@ -60,7 +68,10 @@ func newHarnessWith(t *testing.T, o Options) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if prepare != nil {
+		prepare(dir, owner)
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -224,3 +224,24 @@ func TestRegistrationRefusesUnsafeRedirects(t *testing.T) {
 		}
 	}
 }
+
+// Personal tokens keep working beside OAuth, and the authorization
+// server's endpoints bound what they read, as the MCP endpoints do.
+func TestPersonalTokensAndBoundsBesideOAuth(t *testing.T) {
+	h := newHarness(t)
+	pat, _, err := h.tokens.Create(mcptools.TokenRecord{Principal: h.owner, Scope: ScopeWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.mcpClient("/mcp", pat); err != nil {
+		t.Fatalf("a personal token with OAuth on: %v", err)
+	}
+	big := strings.Repeat("x", maxRequestBody+1)
+	for _, path := range []string{pathRegister, pathToken, pathRevoke, pathConsent} {
+		req, _ := http.NewRequest(http.MethodPost, h.url+path, strings.NewReader(big))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if status, _, body := h.do(req); status != http.StatusRequestEntityTooLarge {
+			t.Errorf("%s with a body over %d bytes: %d %.200s", path, maxRequestBody, status, body)
+		}
+	}
+}

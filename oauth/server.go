@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/mcptools"
+	"github.com/zitadel/oidc/v3/pkg/client/rp"
 	"github.com/zitadel/oidc/v3/pkg/op"
 )
 
@@ -45,6 +46,9 @@ type Options struct {
 	// TrustProxy reads the client's address from X-Forwarded-For (behind
 	// a reverse proxy only), for the rate limits.
 	TrustProxy bool
+	// OIDC, when set, signs people in through that OpenID Connect
+	// provider instead of passwords (oidc.go).
+	OIDC *OIDCOptions
 }
 
 // Server is the authorization server and the resource's verifier.
@@ -61,6 +65,9 @@ type Server struct {
 	registrations *limiter // DCR per address
 	signIns       *limiter // password attempts per address
 	signInsFor    *limiter // password attempts per principal
+
+	party    rp.RelyingParty       // the team's provider (Options.OIDC), nil without
+	viaState map[string]*signInVia // sign-ins sent to it, by state; under requests.mu
 }
 
 // New makes the authorization server of the vault at o.Root.
@@ -95,6 +102,11 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.pass = openPasswords(o.Root)
+	if o.OIDC != nil {
+		if err := s.setupOIDC(o.OIDC); err != nil {
+			return nil, err
+		}
+	}
 	opts := []op.Option{
 		op.WithCustomRevocationEndpoint(op.NewEndpoint(pathRevoke)),
 		op.WithCustomKeysEndpoint(op.NewEndpoint(pathKeys)),
@@ -140,6 +152,9 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.Handle(pathKeys, lib)
 	mux.Handle(pathRegister, s.limitBody(http.HandlerFunc(s.register)))
 	mux.Handle(pathConsent, s.limitBody(http.HandlerFunc(s.consent)))
+	if s.party != nil {
+		mux.HandleFunc(pathOIDCCallback, s.oidcCallback)
+	}
 	mux.HandleFunc(wellKnownAS, s.serverMetadata)
 	mux.HandleFunc(wellKnownAS+"/", s.serverMetadata)
 	mux.HandleFunc(wellKnownOIDC, s.serverMetadata)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -63,7 +64,50 @@ type Access struct {
 	Owner   string                       `yaml:"owner"`
 	Members map[string]map[string]string `yaml:"members,omitempty"` // principal → project handle → role
 	Banks   map[string][]string          `yaml:"banks,omitempty"`   // principal → bank ids
+	// SignIn maps the people a team's identity provider signs in to
+	// principals (cairn serve --oidc-issuer; docs/oauth.md).
+	SignIn *SignInMap `yaml:"signin,omitempty"`
 }
+
+// SignInMap says which claim of an identity provider's answer names a
+// person (email unless set), and the principal each value is.
+type SignInMap struct {
+	Claim      string            `yaml:"claim,omitempty"`
+	Principals map[string]string `yaml:"principals,omitempty"` // claim value → principal
+}
+
+// DefaultSignInClaim is the claim read when the map names none.
+const DefaultSignInClaim = "email"
+
+// PrincipalFor is the principal a signed-in person's claim value maps to
+// (compared without regard to case: an email's is not its own), "" when
+// none does.
+func (a *Access) PrincipalFor(value string) string {
+	if a.SignIn == nil || value == "" {
+		return ""
+	}
+	if p, ok := a.SignIn.Principals[value]; ok {
+		return p
+	}
+	for k, p := range a.SignIn.Principals {
+		if strings.EqualFold(k, value) {
+			return p
+		}
+	}
+	return ""
+}
+
+// SignInClaim is the claim the map reads.
+func (a *Access) SignInClaim() string {
+	if a.SignIn == nil || a.SignIn.Claim == "" {
+		return DefaultSignInClaim
+	}
+	return a.SignIn.Claim
+}
+
+// ReadAccess reads the vault's access file as this machine sees it (the
+// owner from .cairn/local.yaml when it names one).
+func ReadAccess(root string) (*Access, error) { return effectiveAccess(root) }
 
 func loadAccess(root string) (*Access, error) {
 	data, err := os.ReadFile(filepath.Join(root, AccessFile))
@@ -110,6 +154,13 @@ func (a *Access) checkPrincipals() error {
 	for _, b := range slices.Sorted(maps.Keys(a.Banks)) {
 		if err := ValidPrincipal(b); err != nil {
 			return fmt.Errorf("banks: %w", err)
+		}
+	}
+	if a.SignIn != nil {
+		for _, v := range slices.Sorted(maps.Keys(a.SignIn.Principals)) {
+			if err := ValidPrincipal(a.SignIn.Principals[v]); err != nil {
+				return fmt.Errorf("signin: %q: %w", v, err)
+			}
 		}
 	}
 	return nil

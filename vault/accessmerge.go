@@ -79,6 +79,7 @@ func MergeAccess(base, ours, theirs []byte) ([]byte, []string, error) {
 	if len(m.Banks) == 0 {
 		m.Banks = nil
 	}
+	m.SignIn, said = mergeSignIn(b.SignIn, o.SignIn, t.SignIn, said)
 	out, err := m.Marshal()
 	return out, said, err
 }
@@ -127,4 +128,54 @@ func unionList(ls ...[]string) []string {
 		}
 	}
 	return out
+}
+
+// mergeSignIn merges the sign-in maps as the roles are merged: each entry
+// takes the side that changed it; one changed both ways differently is
+// dropped (nobody signs in as either until a person says which), since
+// access fails closed. The claim read is a setting: the side that
+// changed it wins, ours when both did.
+func mergeSignIn(b, o, t *SignInMap, said []string) (*SignInMap, []string) {
+	if b == nil {
+		b = &SignInMap{}
+	}
+	if o == nil {
+		o = &SignInMap{}
+	}
+	if t == nil {
+		t = &SignInMap{}
+	}
+	m := &SignInMap{Claim: o.Claim, Principals: map[string]string{}}
+	if o.Claim == b.Claim {
+		m.Claim = t.Claim
+	}
+	for _, who := range unionKeys(b.Principals, o.Principals, t.Principals) {
+		bv, ov, tv := b.Principals[who], o.Principals[who], t.Principals[who]
+		v := ov
+		switch {
+		case ov == tv, tv == bv:
+		case ov == bv:
+			v = tv
+		default:
+			v = ""
+			said = append(said, fmt.Sprintf("signin %s: %s here, %s there; neither kept (map it again in %s)", who, orNone(ov), orNone(tv), AccessFile))
+		}
+		if v != "" {
+			m.Principals[who] = v
+		}
+	}
+	if len(m.Principals) == 0 {
+		m.Principals = nil
+	}
+	if m.Claim == "" && m.Principals == nil {
+		return nil, said
+	}
+	return m, said
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

@@ -69,3 +69,35 @@ func TestMergeAccessEntryByEntryFailingClosed(t *testing.T) {
 		t.Fatalf("a revocation against a raise:\n%s\n%v", out, said)
 	}
 }
+
+// The sign-in map merges entry by entry too: a mapping added or changed on
+// one side is taken; one changed differently on both is dropped and said
+// (nobody signs in as either); the claim follows the side that changed it.
+func TestMergeAccessSignInMap(t *testing.T) {
+	base := []byte("owner: me\nsignin:\n  principals:\n    ann@example.com: ann\n    bob@example.com: bob\n")
+	ours := []byte("owner: me\nsignin:\n  principals:\n    ann@example.com: ann\n    bob@example.com: robert\n    cat@example.com: cat\n")
+	theirs := []byte("owner: me\nsignin:\n  claim: preferred_username\n  principals:\n    ann@example.com: ann\n    bob@example.com: bobby\n    dan@example.com: dan\n")
+	out, said, err := MergeAccess(base, ours, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ParseAccess(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"ann@example.com": "ann", "cat@example.com": "cat", "dan@example.com": "dan"}
+	if a.SignInClaim() != "preferred_username" || len(a.SignIn.Principals) != len(want) {
+		t.Fatalf("merged: %s", out)
+	}
+	for k, v := range want {
+		if a.PrincipalFor(k) != v {
+			t.Errorf("%s: %q, want %q", k, a.PrincipalFor(k), v)
+		}
+	}
+	if a.PrincipalFor("bob@example.com") != "" || len(said) != 1 || !strings.Contains(said[0], "bob@example.com") {
+		t.Errorf("the conflicting entry: %q, said %q", a.PrincipalFor("bob@example.com"), said)
+	}
+	if _, err := ParseAccess([]byte("owner: me\nsignin:\n  principals:\n    x@example.com: ../evil\n")); err == nil {
+		t.Error("a sign-in mapped to a name that is not a principal was accepted")
+	}
+}

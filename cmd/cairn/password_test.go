@@ -60,6 +60,8 @@ func TestPasswordAndPublicURLTranscript(t *testing.T) {
 		{[]string{"serve", "--vault", v, "--public-url", "https://notes.example.com"}, "--public-url applies to --http only"},
 		{[]string{"serve", "--vault", v, "--http", "127.0.0.1:0", "--allow-private-client-documents"}, "--allow-private-client-documents applies to --public-url only"},
 		{[]string{"serve", "--vault", v, "--http", "127.0.0.1:0", "--no-auth", "--public-url", "http://127.0.0.1:1"}, "contradict"},
+		{[]string{"serve", "--vault", v, "--http", "127.0.0.1:0", "--oidc-issuer", "https://id.example.com"}, "--oidc-issuer and --oidc-client-id go together"},
+		{[]string{"serve", "--vault", v, "--http", "127.0.0.1:0", "--public-url", "http://127.0.0.1:1", "--oidc-issuer", "http://127.0.0.1:1", "--oidc-client-id", "c"}, "--oidc-issuer http://127.0.0.1:1:"},
 	} {
 		if _, stderr := run(t, false, c.args...); !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: %s", c.args, stderr)

@@ -51,10 +51,13 @@ type serveOptions struct {
 	// reads the client's address from X-Forwarded-For (--trust-proxy).
 	tlsCert, tlsKey string
 	trustProxy      bool
+	// oidcIssuer, oidcClientID and oidcSecretFile delegate sign-in to a
+	// team's OpenID Connect provider (--oidc-*).
+	oidcIssuer, oidcClientID, oidcSecretFile string
 }
 
 // httpOnlyFlags are the flags that mean nothing over stdio.
-var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin", "public-url", "allow-private-client-documents", "tls-cert", "tls-key", "trust-proxy"}
+var httpOnlyFlags = []string{"max-body", "session-idle", "max-sessions", "allow-origin", "public-url", "allow-private-client-documents", "tls-cert", "tls-key", "trust-proxy", "oidc-issuer", "oidc-client-id", "oidc-client-secret-file"}
 
 func serveCmd() *cobra.Command {
 	var o serveOptions
@@ -100,6 +103,9 @@ func serveCmd() *cobra.Command {
 	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM, the chain after it), with --tls-key")
 	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "HTTP: the certificate's private key (PEM)")
 	c.Flags().BoolVar(&o.trustProxy, "trust-proxy", false, "HTTP: behind a reverse proxy on this machine: take the client's address from X-Forwarded-For (sign-in rate limits); never set it when clients reach cairn directly")
+	c.Flags().StringVar(&o.oidcIssuer, "oidc-issuer", "", "HTTP with --public-url: people sign in at this OpenID Connect provider instead of with passwords (docs/oauth.md)")
+	c.Flags().StringVar(&o.oidcClientID, "oidc-client-id", "", "cairn's client id at the --oidc-issuer (its redirect: PUBLIC-URL/oauth/oidc/callback)")
+	c.Flags().StringVar(&o.oidcSecretFile, "oidc-client-secret-file", "", "a file holding cairn's client secret at the --oidc-issuer (a file, so the secret is not in the process list)")
 	c.Flags().BoolVar(&o.privateDocs, "allow-private-client-documents", false, "HTTP with --public-url: read OAuth clients' metadata documents from this machine and private networks too (clients on your own network)")
 	c.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "HTTP: a browser origin (scheme://host[:port]) allowed besides loopback, with CORS (repeatable)")
 	return c
@@ -231,7 +237,11 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 	tokens := mcptools.NewTokenStore(root)
 	var as *oauth.Server
 	if o.publicURL != "" {
-		if as, err = oauth.New(oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens, AllowPrivateDocuments: o.privateDocs, TrustProxy: o.trustProxy}); err != nil {
+		ao := oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens, AllowPrivateDocuments: o.privateDocs, TrustProxy: o.trustProxy}
+		if ao.OIDC, err = o.oidcOptions(); err != nil {
+			return err
+		}
+		if as, err = oauth.New(ao); err != nil {
 			return err
 		}
 		ho.OAuth, ho.PublicURL = as, o.publicURL
@@ -250,6 +260,9 @@ func (o serveOptions) check() error {
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return errors.New("--tls-cert and --tls-key go together: the certificate and its key")
+	}
+	if (o.oidcIssuer != "" || o.oidcClientID != "" || o.oidcSecretFile != "") && (o.oidcIssuer == "" || o.oidcClientID == "" || o.publicURL == "") {
+		return errors.New("--oidc-issuer and --oidc-client-id go together, with --public-url (and --oidc-client-secret-file unless the provider takes public clients)")
 	}
 	if o.privateDocs && o.publicURL == "" {
 		return errors.New("--allow-private-client-documents applies to --public-url only (OAuth sign-in)")
@@ -351,6 +364,23 @@ func serveHTTP(ctx context.Context, ln net.Listener, root string, svc *mcptools.
 		hs.Close()
 	}
 	return nil
+}
+
+// oidcOptions are the --oidc-* flags (nil without them), the secret read
+// from its file.
+func (o serveOptions) oidcOptions() (*oauth.OIDCOptions, error) {
+	if o.oidcIssuer == "" {
+		return nil, nil
+	}
+	oo := &oauth.OIDCOptions{Issuer: o.oidcIssuer, ClientID: o.oidcClientID}
+	if o.oidcSecretFile != "" {
+		b, err := os.ReadFile(o.oidcSecretFile)
+		if err != nil {
+			return nil, fmt.Errorf("--oidc-client-secret-file: %w", err)
+		}
+		oo.ClientSecret = strings.TrimSpace(string(b))
+	}
+	return oo, nil
 }
 
 // tlsConfig is --tls-cert and --tls-key loaded (nil without them): read
