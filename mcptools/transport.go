@@ -106,7 +106,7 @@ func (h *HTTPService) authenticate(w http.ResponseWriter, r *http.Request, path 
 		closeUnread(w, r)
 		desc := "invalid, expired or revoked token"
 		if !errors.Is(err, ErrBadToken) {
-			desc = err.Error()
+			desc = strings.ReplaceAll(err.Error(), `"`, "'")
 		}
 		w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token", error_description="`+desc+`"`)
 		http.Error(w, "401 unauthorized: "+desc, http.StatusUnauthorized)

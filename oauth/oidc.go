@@ -42,8 +42,17 @@ type signInVia struct {
 	shape    grantShape
 	verifier string
 	nonce    string
+	browser  string // hash of the cookie the browser that approved got
 	at       time.Time
 }
+
+// signInCookie binds a sign-in sent to the provider to the browser that
+// approved it: without it, someone could approve their own client, then
+// have a person open the provider link and sign in there (often in one
+// click, or none), and the person's identity would complete the other's
+// grant. SameSite=Lax: the provider's redirect back is a top-level
+// navigation from another site.
+const signInCookie = "cairn_signin"
 
 type nonceKey struct{}
 
@@ -74,7 +83,8 @@ func (s *Server) setupOIDC(o *OIDCOptions) error {
 func (s *Server) sendToProvider(w http.ResponseWriter, r *http.Request, a *authRequest, shape grantShape) {
 	verifier := randomID(32)
 	sum := sha256.Sum256([]byte(verifier))
-	via := &signInVia{reqID: a.id, shape: shape, verifier: verifier, nonce: randomID(16), at: time.Now()}
+	bind := randomID(20)
+	via := &signInVia{reqID: a.id, shape: shape, verifier: verifier, nonce: randomID(16), browser: hashOf(bind), at: time.Now()}
 	state := randomID(16)
 	s.requests.mu.Lock()
 	for k, v := range s.viaState {
@@ -89,6 +99,8 @@ func (s *Server) sendToProvider(w http.ResponseWriter, r *http.Request, a *authR
 	}
 	s.viaState[state] = via
 	s.requests.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: bind, Path: pathOIDCCallback, HttpOnly: true,
+		Secure: strings.HasPrefix(s.o.PublicURL, "https://"), SameSite: http.SameSiteLaxMode, MaxAge: int(requestTTL / time.Second)})
 	target := rp.AuthURL(state, s.party, rp.WithCodeChallenge(base64.RawURLEncoding.EncodeToString(sum[:])),
 		rp.AuthURLOpt(rp.WithURLParam("nonce", via.nonce)))
 	http.Redirect(w, r, target, http.StatusSeeOther)
@@ -104,6 +116,10 @@ func (s *Server) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	s.requests.mu.Unlock()
 	if via == nil || time.Since(via.at) > requestTTL {
 		page(w, http.StatusBadRequest, "This sign-in has expired", "Start again from the app that sent you here.")
+		return
+	}
+	if c, err := r.Cookie(signInCookie); err != nil || !sameHash(hashOf(c.Value), via.browser) {
+		page(w, http.StatusForbidden, "This sign-in was started in another browser", "Open the app's sign-in link again in this browser, and approve it here.")
 		return
 	}
 	if e := q.Get("error"); e != "" {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -141,6 +142,47 @@ func TestAProviderUserNotMappedGetsNoGrant(t *testing.T) {
 	back, status, body := h.signInAtProvider(form, "test-user2", "verysecure")
 	if back != nil || status != http.StatusForbidden || !regexp.MustCompile(`test-user2@zitadel.ch, which no principal`).MatchString(body) {
 		t.Fatalf("an unmapped person: %v %d %.500s", back, status, body)
+	}
+	if recs, _ := h.tokens.List(); len(recs) != 0 {
+		t.Fatalf("grants: %+v", recs)
+	}
+}
+
+// The provider's redirect back completes only the sign-in approved in the
+// same browser: someone who approved their own client cannot have another
+// person finish it by opening the provider's link.
+func TestAProviderSignInIsBoundToTheBrowserThatApproved(t *testing.T) {
+	h := oidcHarness(t)
+	id := h.register(goodRedirect)
+	_, challenge := pkce()
+	form := h.consentForm(h.authorizeURL(id, goodRedirect, challenge, h.url+"/mcp", "s"))
+	form.Set("access", ScopeWrite)
+	form.Set("toolset", mcptools.ToolsetGateway)
+	form.Set("action", "allow")
+	status, toProvider, _ := h.postForm(h.url+pathConsent, form)
+	if status != http.StatusSeeOther {
+		t.Fatalf("approve: %d", status)
+	}
+	// The person's browser: their own cookies, none of the approver's.
+	jar, _ := cookiejar.New(nil)
+	victim := &harness{t: t, url: h.url, browser: &http.Client{Jar: jar, CheckRedirect: h.browser.CheckRedirect}}
+	victim.lastBase, _ = url.Parse(toProvider)
+	status, loc, body := victim.get(toProvider)
+	for i := 0; i < 10 && status/100 == 3 && !strings.HasPrefix(loc, goodRedirect); i++ {
+		u, _ := url.Parse(loc)
+		if !u.IsAbs() {
+			u = victim.lastBase.ResolveReference(u)
+		}
+		victim.lastBase = u
+		if strings.HasSuffix(u.Path, "/login/username") {
+			status, loc, body = victim.postForm(u.Scheme+"://"+u.Host+"/login/username",
+				url.Values{"username": {"test-user@127.0.0.1"}, "password": {"verysecure"}, "id": {u.Query().Get("authRequestID")}})
+			continue
+		}
+		status, loc, body = victim.get(u.String())
+	}
+	if strings.HasPrefix(loc, goodRedirect) || status != http.StatusForbidden || !strings.Contains(body, "started in another browser") {
+		t.Fatalf("another browser finished the sign-in: %d %s %.300s", status, loc, body)
 	}
 	if recs, _ := h.tokens.List(); len(recs) != 0 {
 		t.Fatalf("grants: %+v", recs)
