@@ -58,7 +58,10 @@ build:
 # (structured, and plain under numbered names and names without order),
 # the held-out sets (each beside the bench's own plain BM25), and
 # the memory idle HTTP sessions hold, hostile notes, many processes on
-# one vault.
+# one vault, a served vault from outside (servebench, membench), history,
+# bounded replies, a simulated team and its limits (teambench), and the
+# cost of OAuth tokens. Every program in bench/ is here; bench/bm25,
+# bench/corpus and bench/mcpproc are libraries the others share.
 bench:
 	go run ./bench/vaultbench -notes 10000
 	go run ./bench/graphbench
@@ -73,3 +76,11 @@ bench:
 	go run ./bench/sessionbench -sessions 10000 -idle 30s
 	go run ./bench/pathobench -notes 10000
 	go run ./bench/hostbench -notes 10000
+	go run ./bench/servebench -notes 10000,100000 -history 1,all
+	go run ./bench/membench -notes 10000
+	go run ./bench/historybench -notes 10000
+	go run ./bench/replybench
+	go run ./bench/teambench
+	go run ./bench/teambench -mode scale
+	go test -run '^$$' -bench 'Verify$$' -benchtime 1000x ./oauth
+	go test -run '^$$' -bench GrantsMemory -benchtime 3x ./oauth

@@ -10,7 +10,8 @@ import (
 // ErrClosed is returned by updates that arrive after Close.
 var ErrClosed = errors.New("search index: closed")
 
-// batchSize bounds one Bleve batch (LIBRARY-NOTES.md: 500-2,000 is best).
+// batchSize bounds one Bleve batch: 500 to 2,000 documents index fastest
+// (docs/search.md, "Bleve facts this rests on").
 const batchSize = 1000
 
 // Apply indexes docs and removes deletes, in batches. The documents of a

@@ -201,7 +201,7 @@ func (v *Vault) sameThought(principal, space, text string) (id, path string) {
 }
 
 // Topics and entities of a thought, from what the vault knows and a light
-// deterministic extraction (docs/treaisure.md):
+// deterministic extraction (docs/families.md, "treaisure"):
 //   - entities: the notes it links to ([[...]]), then runs of capitalised
 //     words that do not start a sentence (names, places, products);
 //   - topics: its tags, then its three most frequent words of five letters
