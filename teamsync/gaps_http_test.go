@@ -54,7 +54,7 @@ func TestHTTPRemoteWithGitsCredentialHelper(t *testing.T) {
 			t.Fatalf("%s lacks a side:\n%s", v.Root(), got)
 		}
 	}
-	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, b.Root(), "rev-parse", "HEAD") {
+	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, b.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the served repository has %s, b another commit", served)
 	}
 	if files := holding(t, base, pass); len(files) > 0 {
@@ -76,7 +76,7 @@ func TestHTTPRemoteWithGitsCredentialHelper(t *testing.T) {
 	// failure that does not repeat it, and nothing changed here.
 	stale := randomToken(t)
 	os.WriteFile(creds, []byte(strings.Replace(srv.URL, "://", "://alice:"+stale+"@", 1)+"\n"), 0o600)
-	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	_, err := Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, AuthFailed, "origin", url, "nothing changed here")
 	if strings.Contains(err.Error(), stale) || strings.Contains(err.Error(), pass) {

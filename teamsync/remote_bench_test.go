@@ -24,12 +24,12 @@ func BenchmarkNoopSyncTransport(b *testing.B) {
 	}{
 		{"path", func(b *testing.B) string {
 			dir := b.TempDir()
-			gitTB(b, dir, "init", "-q", "--bare", "-b", "main", "team.git")
+			gitT(b, dir, "init", "-q", "--bare", "-b", "main", "team.git")
 			return filepath.Join(dir, "team.git")
 		}},
 		{"git-daemon", func(b *testing.B) string {
 			dir := b.TempDir()
-			gitTB(b, dir, "init", "-q", "--bare", "-b", "main", "team.git")
+			gitT(b, dir, "init", "-q", "--bare", "-b", "main", "team.git")
 			return serveGitDaemon(b, dir) + "/team.git"
 		}},
 		{"http", func(b *testing.B) string {

@@ -66,7 +66,7 @@ func serveGitHTTP(t testing.TB, addr, user, pass string, anonRead, tls bool) *gi
 	}
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
-	gitTB(t, s.Root, "init", "-q", "--bare", "-b", "main", "team.git")
+	gitT(t, s.Root, "init", "-q", "--bare", "-b", "main", "team.git")
 	return s
 }
 
@@ -144,7 +144,7 @@ func TestHTTPRemoteWithTheTokenFromTheEnvironment(t *testing.T) {
 	url := srv.URL + "/team.git"
 	a := remoteVault(t, filepath.Join(base, "a"), url)
 	// A helper of git's own with a stale password: the token wins.
-	gitTB(t, a.Root(), "config", "credential.helper", "!f() { echo username=alice; echo password=stale; }; f")
+	gitT(t, a.Root(), "config", "credential.helper", "!f() { echo username=alice; echo password=stale; }; f")
 	sync(t, a)
 	dirB := filepath.Join(base, "b")
 	if err := Clone(context.Background(), url, dirB, ""); err != nil {
@@ -161,7 +161,7 @@ func TestHTTPRemoteWithTheTokenFromTheEnvironment(t *testing.T) {
 			t.Fatalf("%s lacks a side:\n%s", v.Root(), got)
 		}
 	}
-	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the served repository has %s, the vaults another commit", served)
 	}
 	if files := holding(t, base, tok); len(files) > 0 {
@@ -183,7 +183,7 @@ func TestHTTPRemoteRefusingTheCredentials(t *testing.T) {
 	t.Setenv(TokenEnv, tok)
 	t.Setenv(UsernameEnv, "alice")
 	sync(t, a)
-	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 
 	t.Setenv(TokenEnv, tok+"-wrong")
 	_, err := Sync(context.Background(), a, Options{})
@@ -203,11 +203,11 @@ func TestHTTPRemoteRefusingTheCredentials(t *testing.T) {
 
 	// A repository the server does not have.
 	t.Setenv(TokenEnv, tok)
-	gitTB(t, a.Root(), "remote", "set-url", "origin", srv.URL+"/nosuch.git")
+	gitT(t, a.Root(), "remote", "set-url", "origin", srv.URL+"/nosuch.git")
 	_, err = Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, NotFound, "origin", srv.URL+"/nosuch.git", "nothing changed here")
 	unchanged(t, a, head, edited)
-	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != head {
+	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != head {
 		t.Fatalf("the remote moved to %s", served)
 	}
 }
@@ -236,7 +236,7 @@ func TestHTTPRemoteThatOnlyReadsWithoutATokenRefusesThePush(t *testing.T) {
 	if rep == nil || rep.Pushed {
 		t.Fatalf("report: %+v", rep)
 	}
-	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the remote moved to %s", served)
 	}
 }
@@ -272,7 +272,7 @@ func TestHTTPSRemote(t *testing.T) {
 	a := remoteVault(t, filepath.Join(t.TempDir(), "a"), url)
 	t.Setenv(TokenEnv, tok)
 	t.Setenv(UsernameEnv, "alice")
-	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	_, err := Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, Untrusted, "origin", url, "nothing changed here")
 	unchanged(t, a, head, edited)
@@ -284,7 +284,7 @@ func TestHTTPSRemote(t *testing.T) {
 
 	t.Setenv("GIT_SSL_CAINFO", srv.CAFile)
 	sync(t, a)
-	if served := gitTB(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitT(t, srv.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the remote has %s", served)
 	}
 }

@@ -96,7 +96,7 @@ func serveSSH(t testing.TB) *sshServer {
 	}
 	_, port, _ := net.SplitHostPort(s.Addr)
 	writePrivate(t, s.KnownHost, fmt.Sprintf("[127.0.0.1]:%s %s", port, host))
-	gitTB(t, dir, "init", "-q", "--bare", "-b", "main", filepath.Join(s.Root, "team.git"))
+	gitT(t, dir, "init", "-q", "--bare", "-b", "main", filepath.Join(s.Root, "team.git"))
 	return s
 }
 
@@ -143,7 +143,7 @@ func TestSSHRemote(t *testing.T) {
 			t.Fatalf("%s lacks a side:\n%s", v.Root(), got)
 		}
 	}
-	if served := gitTB(t, s.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitT(t, s.Root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the served repository has %s, the vaults another commit", served)
 	}
 }
@@ -152,7 +152,7 @@ func TestSSHRemoteErrors(t *testing.T) {
 	hermetic(t)
 	s := serveSSH(t)
 	a := remoteVault(t, filepath.Join(t.TempDir(), "a"), s.url("team.git"))
-	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	ctx := context.Background()
 
 	t.Setenv("GIT_SSH_COMMAND", s.sshCommand(s.Other))
@@ -164,7 +164,7 @@ func TestSSHRemoteErrors(t *testing.T) {
 	unchanged(t, a, head, edited)
 
 	t.Setenv("GIT_SSH_COMMAND", s.sshCommand(s.Key))
-	gitTB(t, a.Root(), "remote", "set-url", "origin", s.url("nosuch.git"))
+	gitT(t, a.Root(), "remote", "set-url", "origin", s.url("nosuch.git"))
 	_, err = Sync(ctx, a, Options{})
 	wantRemoteErr(t, err, NotFound, "origin", s.url("nosuch.git"), "nothing changed here")
 	unchanged(t, a, head, edited)
@@ -184,7 +184,7 @@ func TestSSHUnknownHostIsRefusedNotAsked(t *testing.T) {
 		t.Skip("this machine's ssh configuration accepts unknown host keys (StrictHostKeyChecking): the refusal cannot be seen here")
 	}
 	a := remoteVault(t, filepath.Join(t.TempDir(), "a"), s.url("team.git"))
-	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	_, err = Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, Untrusted, "origin", s.url("team.git"), "nothing changed here")
 	unchanged(t, a, head, edited)

@@ -50,7 +50,7 @@ func TestAStalledRemoteFailsTheSyncInsteadOfHangingIt(t *testing.T) {
 		url := "http://" + addr + "/team.git"
 		v := remoteVault(t, filepath.Join(t.TempDir(), "v"), url)
 		edited := handEdit(t, v)
-		head := gitTB(t, v.Root(), "rev-parse", "HEAD")
+		head := gitT(t, v.Root(), "rev-parse", "HEAD")
 		_, err := Sync(context.Background(), v, Options{})
 		wantRemoteErr(t, err, Stalled, "origin", url, "nothing changed here")
 		unchanged(t, v, head, edited)
@@ -59,7 +59,7 @@ func TestAStalledRemoteFailsTheSyncInsteadOfHangingIt(t *testing.T) {
 		url := "git://" + addr + "/team.git"
 		v := remoteVault(t, filepath.Join(t.TempDir(), "v"), url)
 		edited := handEdit(t, v)
-		head := gitTB(t, v.Root(), "rev-parse", "HEAD")
+		head := gitT(t, v.Root(), "rev-parse", "HEAD")
 		_, err := Sync(context.Background(), v, Options{Timeout: 2 * time.Second})
 		if err == nil || !strings.Contains(err.Error(), "stopped after 2s") || !strings.Contains(err.Error(), `the remote "origin"`) {
 			t.Fatalf("err %v", err)

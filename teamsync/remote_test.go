@@ -35,29 +35,6 @@ func hermetic(t testing.TB) {
 	}
 }
 
-// gitTB is gitT for tests and benchmarks alike.
-func gitTB(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// openTB is open for tests and benchmarks alike.
-func openTB(t testing.TB, dir string) *vault.Vault {
-	t.Helper()
-	v, err := vault.Open(dir, vault.Options{Exclusive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	return v
-}
-
 // remoteVault makes a vault from the sample vault at dir whose origin is
 // url, nothing pushed yet.
 func remoteVault(t testing.TB, dir, url string) *vault.Vault {
@@ -65,8 +42,8 @@ func remoteVault(t testing.TB, dir, url string) *vault.Vault {
 	if _, err := vault.Init(dir, vault.InitOptions{From: "../sample-vault"}); err != nil {
 		t.Fatal(err)
 	}
-	gitTB(t, dir, "remote", "add", "origin", url)
-	return openTB(t, dir)
+	gitT(t, dir, "remote", "add", "origin", url)
+	return open(t, dir)
 }
 
 // handEdit changes a note on disk as a person would, long enough ago that
@@ -92,10 +69,10 @@ func handEdit(t testing.TB, v *vault.Vault) string {
 // and the hand edit still uncommitted.
 func unchanged(t testing.TB, v *vault.Vault, head, edited string) {
 	t.Helper()
-	if now := gitTB(t, v.Root(), "rev-parse", "HEAD"); now != head {
+	if now := gitT(t, v.Root(), "rev-parse", "HEAD"); now != head {
 		t.Fatalf("a failed sync moved HEAD from %s to %s", head, now)
 	}
-	if st := gitTB(t, v.Root(), "status", "--porcelain"); st != "M "+edited && st != "M \""+edited+"\"" {
+	if st := gitT(t, v.Root(), "status", "--porcelain"); st != "M "+edited && st != "M \""+edited+"\"" {
 		t.Fatalf("the hand edit of %s should still be uncommitted; git status:\n%s", edited, st)
 	}
 }
@@ -199,7 +176,7 @@ func TestGitDaemonRemote(t *testing.T) {
 	hermetic(t)
 	base := t.TempDir()
 	root := filepath.Join(base, "served")
-	gitTB(t, base, "init", "-q", "--bare", "-b", "main", filepath.Join(root, "team.git"))
+	gitT(t, base, "init", "-q", "--bare", "-b", "main", filepath.Join(root, "team.git"))
 	url := serveGitDaemon(t, root) + "/team.git"
 	a := remoteVault(t, filepath.Join(base, "a"), url)
 	sync(t, a)
@@ -218,13 +195,13 @@ func TestGitDaemonRemote(t *testing.T) {
 			t.Fatalf("%s lacks a side:\n%s", v.Root(), got)
 		}
 	}
-	if served := gitTB(t, root, "--git-dir=team.git", "rev-parse", "main"); served != gitTB(t, a.Root(), "rev-parse", "HEAD") {
+	if served := gitT(t, root, "--git-dir=team.git", "rev-parse", "main"); served != gitT(t, a.Root(), "rev-parse", "HEAD") {
 		t.Fatalf("the daemon's repository has %s, the vaults another commit", served)
 	}
 
 	// A repository the daemon does not have.
-	gitTB(t, a.Root(), "remote", "set-url", "origin", serveGitDaemon(t, root)+"/nosuch.git")
-	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	gitT(t, a.Root(), "remote", "set-url", "origin", serveGitDaemon(t, root)+"/nosuch.git")
+	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	_, err := Sync(context.Background(), a, Options{})
 	wantRemoteErr(t, err, NotFound, "origin", "/nosuch.git", "nothing changed here")
 	unchanged(t, a, head, edited)
@@ -235,7 +212,7 @@ func TestGitDaemonRemote(t *testing.T) {
 func TestUnreachableRemotes(t *testing.T) {
 	hermetic(t)
 	a, _ := team(t)
-	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	port := closedPort(t)
 	for _, url := range []string{
 		fmt.Sprintf("http://127.0.0.1:%d/team.git", port),
@@ -245,7 +222,7 @@ func TestUnreachableRemotes(t *testing.T) {
 		"git://nosuch.invalid/team.git",
 		"git@nosuch.invalid:team.git",
 	} {
-		gitTB(t, a.Root(), "remote", "set-url", "origin", url)
+		gitT(t, a.Root(), "remote", "set-url", "origin", url)
 		_, err := Sync(context.Background(), a, Options{})
 		wantRemoteErr(t, err, Unreachable, "origin", url, "nothing changed here")
 		unchanged(t, a, head, edited)
@@ -255,11 +232,11 @@ func TestUnreachableRemotes(t *testing.T) {
 func TestMissingRepositoryAndBadArguments(t *testing.T) {
 	hermetic(t)
 	a, _ := team(t)
-	head, edited := gitTB(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
+	head, edited := gitT(t, a.Root(), "rev-parse", "HEAD"), handEdit(t, a)
 	ctx := context.Background()
 
 	gone := filepath.Join(t.TempDir(), "gone.git")
-	gitTB(t, a.Root(), "remote", "add", "moved", gone)
+	gitT(t, a.Root(), "remote", "add", "moved", gone)
 	_, err := Sync(ctx, a, Options{Remote: "moved"})
 	wantRemoteErr(t, err, NotFound, "moved", gone, "nothing changed here")
 	unchanged(t, a, head, edited)
@@ -298,7 +275,7 @@ func TestMissingRepositoryAndBadArguments(t *testing.T) {
 	// hand edit first.
 	os.Unsetenv(TokenEnv)
 	sync(t, a)
-	if st := gitTB(t, a.Root(), "status", "--porcelain"); st != "" {
+	if st := gitT(t, a.Root(), "status", "--porcelain"); st != "" {
 		t.Fatalf("after a good sync: %s", st)
 	}
 }
