@@ -61,7 +61,8 @@ build:
 # one vault, a served vault from outside (servebench, membench), history,
 # bounded replies, a simulated team and its limits (teambench), and the
 # cost of OAuth tokens. Every program in bench/ is here; bench/bm25,
-# bench/corpus and bench/mcpproc are libraries the others share.
+# bench/corpus, bench/mcpproc and bench/measure are libraries the others
+# share.
 bench:
 	go run ./bench/vaultbench -notes 10000
 	go run ./bench/graphbench

@@ -24,6 +24,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"go/ast"
 	"go/doc"
 	"go/parser"
@@ -32,7 +33,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -149,9 +149,8 @@ func run(c corpus, modes []string, show bool) error {
 				mrr += 1 / float64(rank)
 			}
 		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		k := float64(len(qs))
-		fmt.Printf("| %s | %.3f | %.3f | %.3f | %.1f ms |\n", mode, hit1/k, hit5/k, mrr/k, float64(lat[len(lat)/2].Microseconds())/1000)
+		fmt.Printf("| %s | %.3f | %.3f | %.3f | %.1f ms |\n", mode, hit1/k, hit5/k, mrr/k, float64(measure.Pct(lat, 50).Microseconds())/1000)
 	}
 	return nil
 }

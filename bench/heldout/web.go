@@ -7,6 +7,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"math"
 	"os"
 	"path/filepath"
@@ -208,8 +209,7 @@ func runWeb(numbered bool, modes []string, show bool) error {
 			}
 			sum += score
 		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		fmt.Printf("| %s | %.3f | %.1f ms |\n", mode, sum/float64(len(qs)), float64(lat[len(lat)/2].Microseconds())/1000)
+		fmt.Printf("| %s | %.3f | %.1f ms |\n", mode, sum/float64(len(qs)), float64(measure.Pct(lat, 50).Microseconds())/1000)
 	}
 	fmt.Println()
 	return nil

@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,18 +176,11 @@ func cpu() time.Duration {
 
 // status reads one KiB figure of /proc/self/status (0 where there is none).
 func status(key string) int64 {
-	b, err := os.ReadFile("/proc/self/status")
+	st, err := measure.Status(0)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, key+":"); ok {
-			var n int64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &n)
-			return n
-		}
-	}
-	return 0
+	return int64(st[key] >> 10)
 }
 
 func mib(b int64) string {

@@ -36,6 +36,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -48,7 +49,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"github.com/cairn-dev/cairn/vault"
 )
 
@@ -89,7 +89,7 @@ func main() {
 		fmt.Printf("generated %d notes of %d words in %v\n", *n, *words, time.Since(t0).Round(time.Millisecond))
 		vaults = append(vaults, bv)
 	}
-	fmt.Printf("%d CPUs, load average %s; `cairn serve` over stdio, each driven by an mcp-go stdio client; one call at a time\n\n", runtime.NumCPU(), mcpproc.LoadAvg())
+	fmt.Printf("%d CPUs, load average %s; `cairn serve` over stdio, each driven by an mcp-go stdio client; one call at a time\n\n", runtime.NumCPU(), measure.LoadAvg())
 
 	var res []*result
 	for _, bv := range vaults {
@@ -99,7 +99,7 @@ func main() {
 		res = append(res, r)
 	}
 	printTables(res, *calls, *rounds, *idle)
-	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
+	fmt.Printf("\nload average at the end: %s\n", measure.LoadAvg())
 }
 
 // benchVault is a vault under measure: its notes and where to create more.

@@ -2,10 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"time"
-
-	"github.com/cairn-dev/cairn/bench/mcpproc"
 )
 
 // errOut receives progress, so that stdout holds only the tables.
@@ -26,8 +25,8 @@ func printTables(res []*result, calls, rounds int, idle time.Duration) {
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, r := range res {
 		for _, t := range r.tools {
-			h50, h99 := mcpproc.Pct(t.host, 50), mcpproc.Pct(t.host, 99)
-			a50, a99 := mcpproc.Pct(t.attached, 50), mcpproc.Pct(t.attached, 99)
+			h50, h99 := measure.Pct(t.host, 50), measure.Pct(t.host, 99)
+			a50, a99 := measure.Pct(t.attached, 50), measure.Pct(t.attached, 99)
 			fmt.Printf("| %s | %s | %s | %s / %s | %s / %s | %s / %s |\n", r.bv.label, t.tool, size(t.bytes),
 				ms(h50), ms(h99), ms(a50), ms(a99), signedMS(a50-h50), signedMS(a99-h99))
 		}
@@ -125,5 +124,5 @@ func medMax(d []time.Duration) string {
 	if len(d) == 0 {
 		return "-"
 	}
-	return ms(mcpproc.Pct(d, 50)) + " / " + ms(mcpproc.Pct(d, 100))
+	return ms(measure.Pct(d, 50)) + " / " + ms(measure.Pct(d, 100))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ type toolLatency struct {
 
 type memRow struct {
 	process, when string
-	m             mcpproc.Mem
+	m             measure.Mem
 }
 
 // round is one kill of the host.
@@ -137,7 +138,7 @@ func (r *result) memory(a, b *mcpproc.Proc, when string) error {
 		name string
 		p    *mcpproc.Proc
 	}{{"host (A)", a}, {"attached (B)", b}} {
-		m, err := mcpproc.MemOf(p.p.PID())
+		m, err := measure.MemOf(p.p.PID())
 		if err != nil {
 			return err
 		}

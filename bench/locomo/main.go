@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -204,9 +205,8 @@ func (t *tally) add(category int, got, evidence []string, d time.Duration) {
 
 // print writes one table row per category, then all, with latency.
 func (t *tally) print(label string) {
-	sort.Slice(t.lat, func(i, j int) bool { return t.lat[i] < t.lat[j] })
-	p := func(f float64) string {
-		return fmt.Sprintf("%.1f ms", float64(t.lat[int(f*float64(len(t.lat)-1))].Microseconds())/1000)
+	p := func(pct int) string {
+		return fmt.Sprintf("%.1f ms", float64(measure.Pct(t.lat, pct).Microseconds())/1000)
 	}
 	for _, cat := range []int{1, 2, 3, 4, 0} {
 		name := categoryNames[cat]
@@ -219,7 +219,7 @@ func (t *tally) print(label string) {
 		r, n := t.sums[cat], float64(t.counts[cat])
 		p50, p99 := "", ""
 		if cat == 0 {
-			p50, p99 = p(0.5), p(0.99)
+			p50, p99 = p(50), p(99)
 		}
 		fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %s | %s |\n", label, name, t.counts[cat], r[0]/n, r[1]/n, r[2]/n, p50, p99)
 	}

@@ -133,34 +133,6 @@ func (p *Proc) Close() error {
 	return nil
 }
 
-// Mem is a process's resident memory now (VmRSS) and at its peak (VmHWM),
-// and what VmRSS is made of: anonymous pages (RssAnon: the Go heap, the
-// runtime) and pages of files (RssFile: the binary, Bleve's mmapped
-// segments, which the kernel may drop), in bytes.
-type Mem struct{ RSS, HWM, Anon, File uint64 }
-
-// MemOf reads VmRSS, VmHWM, RssAnon and RssFile from /proc/PID/status.
-func MemOf(pid int) (Mem, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return Mem{}, fmt.Errorf("memory of process %d: %w", pid, err)
-	}
-	var m Mem
-	fields := map[string]*uint64{"VmRSS:": &m.RSS, "VmHWM:": &m.HWM, "RssAnon:": &m.Anon, "RssFile:": &m.File}
-	for _, line := range strings.Split(string(data), "\n") {
-		name, rest, _ := strings.Cut(line, "\t")
-		if dst := fields[name]; dst != nil {
-			var kb uint64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-			*dst = kb << 10
-		}
-	}
-	if m.RSS == 0 {
-		return m, fmt.Errorf("memory of process %d: no VmRSS in its status", pid)
-	}
-	return m, nil
-}
-
 // Log is a process's stderr, written by the transport's drain while the
 // benchmark reads it, with the time each write arrived: a benchmark times
 // what the process did by the lines it logged (When).

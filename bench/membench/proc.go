@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,25 +16,15 @@ import (
 var statusFields = map[string]bool{"VmRSS": true, "VmHWM": true, "RssAnon": true, "RssFile": true, "RssShmem": true, "VmSize": true}
 
 func readStatus() (map[string]uint64, error) {
-	f, err := os.Open("/proc/self/status")
+	all, err := measure.Status(0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	out := map[string]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || !statusFields[k] {
-			continue
-		}
-		n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("/proc/self/status: %s: %w", k, err)
-		}
-		out[k] = n << 10
+	for k := range statusFields {
+		out[k] = all[k]
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // mapping is the process's mappings of one kind, summed from

@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -156,12 +157,7 @@ func searchLoop(v *vault.Vault, c vault.Caller, sents []string, rng *rand.Rand, 
 	return d
 }
 
-func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	return d[min(len(d)-1, len(d)*p/100)]
-}
+func pct(d []time.Duration, p int) time.Duration { return measure.Pct(d, p) }
 
 func waitIndexed(v *vault.Vault, paths []string) {
 	deadline := time.Now().Add(10 * time.Minute)

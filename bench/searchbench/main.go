@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -96,7 +97,7 @@ func run(n, words, queries int, sents []string) {
 			must(err)
 		}
 		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		lat[mode] = fmt.Sprintf("%s / %s", ms(d[len(d)/2]), ms(d[len(d)*99/100]))
+		lat[mode] = fmt.Sprintf("%s / %s", ms(measure.Pct(d, 50)), ms(measure.Pct(d, 99)))
 	}
 	// The vectors are made beside the build: what is left is the wait
 	// after it (a rate per note would divide by nearly nothing).

@@ -33,6 +33,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"io"
 	"os"
 	"runtime"
@@ -41,7 +42,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
 )
 
 // config is the command line.
@@ -67,10 +67,10 @@ func main() {
 	tmp, err := os.MkdirTemp("", "servebench-")
 	must(err)
 	fmt.Printf("%d CPUs, load average %s; notes of ~%d words (bench/corpus); `cairn serve` over stdio, one mcp-go client; %d writes per scenario\n\n",
-		runtime.NumCPU(), mcpproc.LoadAvg(), c.words, c.writes)
+		runtime.NumCPU(), measure.LoadAvg(), c.words, c.writes)
 	rows, err := run(c, sents, tmp, os.Stderr)
 	printTable(os.Stdout, rows)
-	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
+	fmt.Printf("\nload average at the end: %s\n", measure.LoadAvg())
 	os.RemoveAll(tmp) // before must: os.Exit runs no deferred call
 	must(err)
 }

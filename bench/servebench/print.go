@@ -2,10 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"io"
 	"time"
-
-	"github.com/cairn-dev/cairn/bench/mcpproc"
 )
 
 // printTable prints one Markdown row per scenario, then what each first
@@ -17,7 +16,7 @@ func printTable(w io.Writer, rows []row) {
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s / %s | %s / %s |\n",
 			r.scenario, r.notes, r.commits, r.indexAtStart, secs(r.initialize), secs(r.firstSearch), secs(r.fullIndex),
 			mib(r.indexed.RSS), mib(r.indexed.HWM), mib(r.written.RSS), mib(r.written.HWM), mib(r.rested.RSS),
-			ms(mcpproc.Pct(r.creates, 50)), ms(mcpproc.Pct(r.creates, 99)), ms(mcpproc.Pct(r.edits, 50)), ms(mcpproc.Pct(r.edits, 99)))
+			ms(measure.Pct(r.creates, 50)), ms(measure.Pct(r.creates, 99)), ms(measure.Pct(r.edits, 50)), ms(measure.Pct(r.edits, 99)))
 	}
 	fmt.Fprintln(w)
 	for _, r := range rows {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"io"
 	"math/rand"
 	"os"
@@ -25,7 +26,7 @@ type row struct {
 	initialize, firstSearch, fullIndex time.Duration
 	firstReply                         string // complete, or what the first reply said was pending
 	indexAtStart                       string // none, reused, or rebuilt (why): the search index the process found
-	indexed, written, rested           mcpproc.Mem
+	indexed, written, rested           measure.Mem
 	creates, edits                     []time.Duration
 }
 
@@ -82,7 +83,7 @@ func runVault(c config, bin string, sents []string, tmp string, n, commits int, 
 	var rows []row
 	for _, scenario := range []string{"fresh clone", "warm"} {
 		logf(log, "%s: %d notes, %d commits: %s", time.Now().UTC().Format("15:04:05"), n, total, scenario)
-		r, err := measure(c, bin, clone, scenario, query, n, sents, log)
+		r, err := measureRow(c, bin, clone, scenario, query, n, sents, log)
 		r.notes, r.commits = n, total
 		if err != nil {
 			return rows, fmt.Errorf("%s: %w", scenario, err)
@@ -141,9 +142,9 @@ func (s searchOut) describe() string {
 	return "partial: " + strings.Join(parts, ", ")
 }
 
-// measure starts cairn serve on dir and takes one row's figures. An
+// measureRow starts cairn serve on dir and takes one row's figures. An
 // error ends with the end of what the server logged.
-func measure(c config, bin, dir, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
+func measureRow(c config, bin, dir, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
 	_, statErr := os.Stat(filepath.Join(dir, filepath.FromSlash(vault.CacheDir), "search"))
 	p, err := mcpproc.Start(bin, dir, scenario)
 	if err != nil {
@@ -189,17 +190,17 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 	}
 	r.fullIndex = at
 	logf(log, "%s: full index %s", scenario, secs(at))
-	if r.indexed, err = mcpproc.MemOf(p.PID()); err != nil {
+	if r.indexed, err = measure.MemOf(p.PID()); err != nil {
 		return r, err
 	}
 	if r.creates, r.edits, err = writes(p, c.writes, scenario, n, sents); err != nil {
 		return r, err
 	}
-	if r.written, err = mcpproc.MemOf(p.PID()); err != nil {
+	if r.written, err = measure.MemOf(p.PID()); err != nil {
 		return r, err
 	}
 	time.Sleep(c.quiet) // a server that then sits idle beside the editor
-	r.rested, err = mcpproc.MemOf(p.PID())
+	r.rested, err = measure.MemOf(p.PID())
 	return r, err
 }
 

@@ -1,10 +1,9 @@
 package main
 
 import (
+	"github.com/cairn-dev/cairn/bench/measure"
 	"strings"
 	"testing"
-
-	"github.com/cairn-dev/cairn/bench/mcpproc"
 )
 
 // sentences stand in for LoCoMo's (the benchmark's -data), so the smoke
@@ -61,8 +60,8 @@ func TestSmoke(t *testing.T) {
 		if r.rested.RSS == 0 {
 			t.Errorf("row %d: no VmRSS once idle", i)
 		}
-		if len(r.creates) != 10 || len(r.edits) != 10 || mcpproc.Pct(r.creates, 50) <= 0 || mcpproc.Pct(r.edits, 99) <= 0 {
-			t.Errorf("row %d: %d creates, %d edits timed, p50 create %s, p99 edit %s", i, len(r.creates), len(r.edits), mcpproc.Pct(r.creates, 50), mcpproc.Pct(r.edits, 99))
+		if len(r.creates) != 10 || len(r.edits) != 10 || measure.Pct(r.creates, 50) <= 0 || measure.Pct(r.edits, 99) <= 0 {
+			t.Errorf("row %d: %d creates, %d edits timed, p50 create %s, p99 edit %s", i, len(r.creates), len(r.edits), measure.Pct(r.creates, 50), measure.Pct(r.edits, 99))
 		}
 	}
 	// A clone holds no cache: its first start finds no search index.

@@ -16,6 +16,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"io"
 	"net"
 	"net/http"
@@ -120,16 +121,9 @@ func rss() uint64 { return status("VmRSS:") }
 
 // status reads a size in /proc/self/status, in bytes.
 func status(field string) uint64 {
-	data, err := os.ReadFile("/proc/self/status")
+	st, err := measure.Status(0)
 	must(err)
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, field) {
-			var kb uint64
-			fmt.Sscanf(strings.TrimPrefix(line, field), "%d", &kb)
-			return kb << 10
-		}
-	}
-	return 0
+	return st[strings.TrimSuffix(field, ":")]
 }
 
 func listen(h http.Handler) string {

@@ -36,6 +36,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -163,7 +164,7 @@ func run(c config, tmp, bin string) (bool, error) {
 	}
 	fmt.Fprintf(errOut, "teambench: %d clones serving, agents writing for %s\n", c.clones, c.duration)
 	fmt.Printf("%d CPUs, load average %s; %d clones of %s, each a `cairn serve --sync-every %s` driven by an mcp-go stdio client\n\n",
-		runtime.NumCPU(), mcpproc.LoadAvg(), c.clones, c.sample, c.syncEvery)
+		runtime.NumCPU(), measure.LoadAvg(), c.clones, c.sample, c.syncEvery)
 
 	w := newWatch(t.clones, c.poll)
 	stopWatch := w.start()
@@ -173,7 +174,7 @@ func run(c config, tmp, bin string) (bool, error) {
 	stopWatch()
 	res := t.check(acks, refused, w, st)
 	res.print(c)
-	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
+	fmt.Printf("\nload average at the end: %s\n", measure.LoadAvg())
 	return res.ok(), nil
 }
 

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -35,7 +35,7 @@ type pushRow struct {
 // vaults opened in this process, as a server holds them.
 func runPush(c config, tmp string) error {
 	fmt.Printf("%d CPUs, load average %s; each clone: commit one new note, then teamsync.Sync (fetch, merge, push) until its push is accepted, at once again; for %s\n\n",
-		runtime.NumCPU(), mcpproc.LoadAvg(), c.pushFor)
+		runtime.NumCPU(), measure.LoadAvg(), c.pushFor)
 	var rows []pushRow
 	for _, k := range c.pushClones {
 		fmt.Fprintf(errOut, "teambench: %d clones pushing for %s\n", k, c.pushFor)
@@ -49,7 +49,7 @@ func runPush(c config, tmp string) error {
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		fmt.Printf("| %d | %d | %.2f | %d (%.2f) | %s / %s | %d | %d of %d |\n", r.clones, r.accepted, float64(r.accepted)/r.took.Seconds(),
-			r.rejected, float64(r.rejected)/float64(max(1, r.accepted)), secs(mcpproc.Pct(r.latency, 50)), secs(mcpproc.Pct(r.latency, 99)),
+			r.rejected, float64(r.rejected)/float64(max(1, r.accepted)), secs(measure.Pct(r.latency, 50)), secs(measure.Pct(r.latency, 99)),
 			len(r.failed), r.onRemote, r.wantRemote)
 	}
 	for _, r := range rows {
@@ -57,7 +57,7 @@ func runPush(c config, tmp string) error {
 			fmt.Printf("\n%d clones: %s", r.clones, f)
 		}
 	}
-	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
+	fmt.Printf("\nload average at the end: %s\n", measure.LoadAvg())
 	return nil
 }
 

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"sort"
 	"strings"
 	"time"
@@ -27,7 +27,7 @@ type result struct {
 	commits, merges string
 	conflictsLogged int
 	syncFailures    []string
-	mems            []mcpproc.Mem
+	mems            []measure.Mem
 	searched, found int
 	errs            []string // checks that could not run
 }
@@ -46,7 +46,7 @@ func (t *team) check(acks []ack, refused *refusals, w *watch, st settled) *resul
 	}
 	r.reach, r.unseen = w.reach()
 	for _, c := range t.clones {
-		m, err := mcpproc.MemOf(c.p.PID())
+		m, err := measure.MemOf(c.p.PID())
 		if err != nil {
 			r.errs = append(r.errs, err.Error())
 			continue
@@ -143,7 +143,7 @@ func (r *result) print(c config) {
 	row("writes refused", "%s", r.refused.String())
 	row("appends that met versionConflict and read again", "%d", r.refused.retried)
 	row("time for a write to reach every clone, p50 / p99 / max", "%s / %s / %s (%d writes; %d not seen everywhere while polling)",
-		secs(mcpproc.Pct(r.reach, 50)), secs(mcpproc.Pct(r.reach, 99)), secs(mcpproc.Pct(r.reach, 100)), len(r.reach), r.unseen)
+		secs(measure.Pct(r.reach, 50)), secs(measure.Pct(r.reach, 99)), secs(measure.Pct(r.reach, 100)), len(r.reach), r.unseen)
 	row("settling after the agents stopped", "%s", r.st.String())
 	row("commits on the remote / merges", "%s / %s", r.commits, r.merges)
 	row("conflict copies (conflict_from) per clone", "%s", minMax(r.copies))
@@ -197,7 +197,7 @@ func (s settled) String() string {
 	}
 }
 
-func memRow(ms []mcpproc.Mem) string {
+func memRow(ms []measure.Mem) string {
 	if len(ms) == 0 {
 		return "-"
 	}

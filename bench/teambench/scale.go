@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"io/fs"
 	"math/rand"
 	"net"
@@ -45,7 +45,7 @@ func runScale(c config, tmp, bin string) error {
 	}
 	defer srv.Close()
 	fmt.Printf("%d CPUs, load average %s; notes of ~%d words (bench/corpus) in one commit; remotes packed by a full clone (what a push to a git host makes)\n\n",
-		runtime.NumCPU(), mcpproc.LoadAvg(), c.words)
+		runtime.NumCPU(), measure.LoadAvg(), c.words)
 	var rows []scaleRow
 	for _, n := range c.notes {
 		fmt.Fprintf(errOut, "teambench: generating %d notes\n", n)
@@ -90,7 +90,7 @@ func runScale(c config, tmp, bin string) error {
 		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.label, r.commits, mibf(r.tree), mibf(r.pack),
 			secs(r.file), secs(r.http), secs(r.shallow), mibf(r.clonedGit))
 	}
-	fmt.Printf("\nload average at the end: %s\n", mcpproc.LoadAvg())
+	fmt.Printf("\nload average at the end: %s\n", measure.LoadAvg())
 	return nil
 }
 

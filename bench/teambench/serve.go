@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -52,7 +53,7 @@ func cloneAndServe(c config, tmp, bin, remote string, n int) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	m, err := mcpproc.MemOf(p.PID())
+	m, err := measure.MemOf(p.PID())
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"path"
 	"strings"
@@ -29,7 +30,7 @@ type clone struct {
 	name string
 	dir  string
 	p    *mcpproc.Proc
-	mem  mcpproc.Mem // read before the server stops
+	mem  measure.Mem // read before the server stops
 }
 
 // ack is one acknowledged write.

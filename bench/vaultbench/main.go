@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"net"
 	"net/http"
@@ -23,7 +24,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"runtime/trace"
-	"sort"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
@@ -239,13 +239,7 @@ func timeGapN(n int, gap time.Duration, f func(i int)) []time.Duration {
 }
 
 func pct(d []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p + 99) / 100
-	if i > 0 {
-		i--
-	}
-	return s[i].Round(10 * time.Microsecond)
+	return measure.Pct(d, p).Round(10 * time.Microsecond)
 }
 
 func sum(d []time.Duration) time.Duration {

@@ -10,11 +10,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -121,13 +121,7 @@ func main() {
 }
 
 func pct(d []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p+99)/100 - 1
-	if i < 0 {
-		i = 0
-	}
-	return s[i].Round(time.Millisecond)
+	return measure.Pct(d, p).Round(time.Millisecond)
 }
 
 func git(dir string, args ...string) string {
