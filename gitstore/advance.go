@@ -42,6 +42,7 @@ func (s *Store) Advance(to string) ([]string, error) {
 func (s *Store) AdvanceWith(next func(head string) (string, error)) (string, []string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.awaitBuildLocked() // before the write lock: it may let go of s.mu
 	s.settleIndexLocked()
 	wl, err := s.lockAndRecover()
 	if err != nil {

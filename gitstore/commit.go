@@ -122,6 +122,7 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.awaitBuildLocked() // before the write lock: it may let go of s.mu
 	wl, err := s.commitLock()
 	if err != nil {
 		return "", err

@@ -211,6 +211,9 @@ func (s *Store) startBuild(head plumbing.Hash) {
 	s.build = b
 	go func() {
 		defer close(b.done)
+		if buildGate != nil {
+			buildGate()
+		}
 		b.vm, b.err = buildVersions(s.dir, head, &b.stop, func() (storer.EncodedObjectStorer, func(), error) {
 			repo, err := openRepositoryCache(s.dir, buildCache)
 			if err != nil {
@@ -221,20 +224,46 @@ func (s *Store) startBuild(head plumbing.Hash) {
 	}()
 }
 
-// awaitBuildLocked waits for a background build and takes its map. A
-// build that failed (a pack removed by git gc under it) leaves the store
-// without a map: refreshLocked then builds one itself.
+// awaitBuildLocked takes the map the background build made at Open,
+// waiting for it while it runs. It lets go of s.mu while it waits (a build
+// reads the whole history: minutes at 100,000 commits), so that what
+// needs no version map, such as Head for a search, is not held up behind
+// it. So it is called before anything s.mu guards is read, and never with
+// the write lock held: Commit and AdvanceWith take the map before they
+// take it. A build that failed (a pack removed by git gc under it) leaves
+// the store without a map: refreshLocked then builds one itself.
 func (s *Store) awaitBuildLocked() {
-	b := s.build
-	if b == nil {
-		return
+	for s.build != nil {
+		b := s.build
+		select {
+		case <-b.done:
+		default:
+			s.mu.Unlock()
+			if buildWaiting != nil {
+				buildWaiting()
+			}
+			<-b.done
+			s.mu.Lock()
+			if s.build != b {
+				continue // another caller took it meanwhile
+			}
+		}
+		s.takeBuildLocked(b)
 	}
-	<-b.done
+}
+
+// takeBuildLocked takes a finished build's map.
+func (s *Store) takeBuildLocked(b *versionBuild) {
 	s.build = nil
 	if b.err == nil {
 		s.versions, s.dirty = b.vm, true
 	}
 }
+
+// buildGate, when a test sets it, is called before the background build
+// reads anything: the test holds the build open. buildWaiting is called
+// when a call starts waiting for the build.
+var buildGate, buildWaiting func()
 
 // settleBuildLocked takes a finished build's map, or stops one still
 // running when stop is set (Close: nothing is left to wait for it).
@@ -242,15 +271,19 @@ func (s *Store) settleBuildLocked(stop bool) {
 	if s.build == nil {
 		return
 	}
+	b := s.build
 	select {
-	case <-s.build.done:
+	case <-b.done:
 	default:
 		if !stop {
 			return
 		}
-		s.build.stop.Store(true)
+		// Stopped, it ends at its next commit read: waited for with the
+		// lock held, as Close needs.
+		b.stop.Store(true)
+		<-b.done
 	}
-	s.awaitBuildLocked()
+	s.takeBuildLocked(b)
 }
 
 // maxOpenPacks is how many pack files a store keeps open. go-git's
