@@ -24,7 +24,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"go/ast"
 	"go/doc"
 	"go/parser"
@@ -37,6 +36,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/bm25"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
 )
 

@@ -19,8 +19,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/corpus"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +28,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
 )

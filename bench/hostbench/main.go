@@ -36,7 +36,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -49,6 +48,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
 )
 

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // errOut receives progress, so that stdout holds only the tables.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // readyWithin bounds the wait for an index to hold every note and vector.

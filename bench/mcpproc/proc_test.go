@@ -1,10 +1,11 @@
 package mcpproc
 
 import (
-	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // MemOf reads this process's own status: resident memory is made of its

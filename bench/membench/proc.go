@@ -3,12 +3,13 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // statusFields are the lines of /proc/self/status kept (kB there, bytes

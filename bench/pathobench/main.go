@@ -21,8 +21,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/corpus"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -32,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
 )
 

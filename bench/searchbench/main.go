@@ -14,8 +14,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/corpus"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -27,6 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
 )
 

@@ -33,7 +33,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"io"
 	"os"
 	"runtime"
@@ -42,6 +41,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // config is the command line.

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"io"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // printTable prints one Markdown row per scenario, then what each first

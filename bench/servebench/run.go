@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"io"
 	"math/rand"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
 )
 

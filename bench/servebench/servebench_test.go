@@ -1,9 +1,10 @@
 package main
 
 import (
-	"github.com/cairn-dev/cairn/bench/measure"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // sentences stand in for LoCoMo's (the benchmark's -data), so the smoke

@@ -16,7 +16,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"io"
 	"net"
 	"net/http"
@@ -28,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
 )

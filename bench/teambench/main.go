@@ -35,8 +35,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -45,6 +43,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // config is the run's flags.

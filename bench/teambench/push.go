@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/teamsync"
 	"github.com/cairn-dev/cairn/vault"

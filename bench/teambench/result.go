@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // result is what a run measured and found.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"io/fs"
 	"math/rand"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
 )
 

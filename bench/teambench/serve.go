@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 )
 
 // cloneAndServe times what a new member waits for at n notes: cairn clone

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairn-dev/cairn/bench/mcpproc"
 )
 
 // runShallow checks what cairn does with a shallow clone (git clone

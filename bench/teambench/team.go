@@ -2,14 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/mcpproc"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"path"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/mcpproc"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
 )
 

@@ -14,8 +14,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/corpus"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"math/rand"
 	"net"
 	"net/http"
@@ -26,6 +24,8 @@ import (
 	"runtime/trace"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"

@@ -10,7 +10,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/bench/measure"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
 )
 
