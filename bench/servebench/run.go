@@ -28,6 +28,9 @@ type row struct {
 	indexAtStart                       string // none, reused, or rebuilt (why): the search index the process found
 	indexed, written, rested           measure.Mem
 	creates, edits                     []time.Duration
+	// duringBuild are the searches made while the index was incomplete
+	// (each the time its answer took): no call may wait behind the build.
+	duringBuild []time.Duration
 }
 
 // run builds cairn into tmp, then measures both scenarios for each size
@@ -171,7 +174,8 @@ func measureRow(c config, bin, dir, scenario, query string, n int, sents []strin
 func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
 	r := row{scenario: scenario}
 	r.initialize = p.Initialized
-	s, at, err := firstSearch(p, query, c.within)
+	s, at, took, err := firstSearch(p, query, c.within)
+	r.duringBuild = took
 	if err != nil {
 		return r, err
 	}
@@ -183,9 +187,11 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 		}
 		time.Sleep(c.poll)
 		s = searchOut{} // a field the reply omits (omitempty) is zero, not the last one's
+		t0 := time.Now()
 		if err := p.Call("search", map[string]any{"query": query}, &s); err != nil {
 			return r, err
 		}
+		r.duringBuild = append(r.duringBuild, time.Since(t0))
 		at = time.Since(p.Started)
 	}
 	r.fullIndex = at
@@ -205,15 +211,18 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 }
 
 // firstSearch searches until a reply has results, retrying errors (the
-// process may not host the vault yet), and returns that reply and when it
-// came, from the process's start.
-func firstSearch(p *mcpproc.Proc, query string, within time.Duration) (searchOut, time.Duration, error) {
+// process may not host the vault yet), and returns that reply, when it
+// came (from the process's start), and how long each search took.
+func firstSearch(p *mcpproc.Proc, query string, within time.Duration) (searchOut, time.Duration, []time.Duration, error) {
 	var last error
+	var took []time.Duration
 	for time.Since(p.Started) < within {
 		var s searchOut
+		t0 := time.Now()
 		err := p.Call("search", map[string]any{"query": query}, &s)
+		took = append(took, time.Since(t0))
 		if err == nil && len(s.Results) > 0 {
-			return s, time.Since(p.Started), nil
+			return s, time.Since(p.Started), took, nil
 		}
 		if err == nil {
 			err = fmt.Errorf("search %q found nothing: %s", query, s.describe())
@@ -221,7 +230,7 @@ func firstSearch(p *mcpproc.Proc, query string, within time.Duration) (searchOut
 		last = err
 		time.Sleep(50 * time.Millisecond)
 	}
-	return searchOut{}, 0, errors.Join(fmt.Errorf("no search answered with results within %s of start", within), last)
+	return searchOut{}, 0, took, errors.Join(fmt.Errorf("no search answered with results within %s of start", within), last)
 }
 
 // writes makes k writes through p, create_note and edit_note in turn (an
