@@ -36,10 +36,13 @@ type row struct {
 // run builds cairn into tmp, then measures both scenarios for each size
 // and history depth. It returns the rows measured so far with an error.
 func run(c config, sents []string, tmp string, log io.Writer) ([]row, error) {
-	bin := filepath.Join(tmp, "cairn")
-	build := exec.Command("go", "build", "-o", bin, "github.com/cairn-dev/cairn/cmd/cairn")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build cairn: %w\n%s", err, out)
+	bin := c.bin
+	if bin == "" {
+		bin = filepath.Join(tmp, "cairn")
+		build := exec.Command("go", "build", "-o", bin, "github.com/cairn-dev/cairn/cmd/cairn")
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("build cairn: %w\n%s", err, out)
+		}
 	}
 	var rows []row
 	for _, n := range c.notes {
