@@ -377,7 +377,7 @@ func (v *Vault) lastFact(bank, factContext string) string {
 	v.catMu.Lock()
 	type cand struct{ path, id string }
 	var cands []cand
-	for p, e := range v.cat.entries {
+	for p, e := range v.catalog.entries {
 		if strings.HasPrefix(p, dir) {
 			cands = append(cands, cand{p, e.ID})
 		}

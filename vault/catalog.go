@@ -356,10 +356,10 @@ func (c *catalog) pathOf(id string) string {
 func (v *Vault) entry(p string, load bool) *catEntry {
 	v.catMu.Lock()
 	defer v.catMu.Unlock()
-	e := v.cat.entries[p]
+	e := v.catalog.entries[p]
 	if e == nil && load {
-		v.cat.update(v.root, p)
-		e = v.cat.entries[p]
+		v.catalog.update(v.root, p)
+		e = v.catalog.entries[p]
 	}
 	return e
 }

@@ -28,13 +28,13 @@ func (c *catalog) tally(p string, e *catEntry, sign int) {
 	}
 	t.notes += sign
 	for _, tag := range e.Tags {
-		t.tags = bump(t.tags, tag, sign)
+		t.tags = adjustCount(t.tags, tag, sign)
 	}
 	if e.Type != "" {
-		t.types = bump(t.types, e.Type, sign)
+		t.types = adjustCount(t.types, e.Type, sign)
 	}
 	if e.Category != "" {
-		t.categories = bump(t.categories, e.Category, sign)
+		t.categories = adjustCount(t.categories, e.Category, sign)
 	}
 	if e.Pinned {
 		if sign > 0 {
@@ -51,9 +51,9 @@ func (c *catalog) tally(p string, e *catEntry, sign int) {
 	}
 }
 
-// bump moves a count by sign, dropping a key that falls to zero and a
+// adjustCount moves a count by sign, dropping a key that falls to zero and a
 // map left empty.
-func bump(m map[string]int, k string, sign int) map[string]int {
+func adjustCount(m map[string]int, k string, sign int) map[string]int {
 	if m == nil {
 		m = map[string]int{}
 	}

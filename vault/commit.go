@@ -135,7 +135,7 @@ func (v *Vault) noteHead(hash string, paths []string) error {
 	v.catMu.Lock()
 	for _, p := range paths {
 		if isNotePath(p) {
-			v.cat.update(v.root, p)
+			v.catalog.update(v.root, p)
 		}
 		markers = markers || baseName(p) == ProjectMarker
 	}

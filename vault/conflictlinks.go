@@ -44,8 +44,8 @@ func (v *Vault) staleConflictLinks(n *Note) []string {
 // commit, and returns the notes changed.
 func (v *Vault) removeStaleConflictLinks() ([]string, error) {
 	v.catMu.Lock()
-	paths := make([]string, 0, len(v.cat.entries))
-	for p := range v.cat.entries {
+	paths := make([]string, 0, len(v.catalog.entries))
+	for p := range v.catalog.entries {
 		paths = append(paths, p)
 	}
 	v.catMu.Unlock()

@@ -71,8 +71,8 @@ func (v *Vault) Doctor() []Finding {
 	notes := 0
 	bodyLine := map[string]int{} // path → lines before the body (the frontmatter's)
 	v.catMu.Lock()
-	paths := make([]string, 0, len(v.cat.entries))
-	for p := range v.cat.entries {
+	paths := make([]string, 0, len(v.catalog.entries))
+	for p := range v.catalog.entries {
 		paths = append(paths, p)
 	}
 	v.catMu.Unlock()
@@ -162,7 +162,7 @@ func (v *Vault) unresolvedConflict(n *Note) string {
 	orig := ""
 	if id := n.scalar("conflict_of"); id != "" {
 		v.catMu.Lock()
-		orig = v.cat.pathOf(id)
+		orig = v.catalog.pathOf(id)
 		v.catMu.Unlock()
 	}
 	if orig == "" {

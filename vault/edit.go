@@ -103,16 +103,15 @@ func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 		return &Written{ID: n.ID, Path: p, Title: n.Title, VersionToken: cur, Unchanged: true, Project: v.projectHandle(p)}, nil
 	}
 	if err != nil {
-		return nil, v.conflictOr(a.Ref, p, err)
+		return nil, v.writeErr(a.Ref, p, err)
 	}
 	return &Written{ID: n.ID, Path: p, Title: n.Title, VersionToken: hash, Project: v.projectHandle(p)}, nil
 }
 
 // forWrite is the common start of a write to an existing note: resolve the
 // ref, check write access, commit any edit made on disk first, check the
-// versionToken (when given) and read the file. It returns the path, the
-// current version and the content.
-func (v *Vault) forWrite(c Caller, ref, versionToken string) (string, string, []byte, error) {
+// versionToken (when given) and read the file.
+func (v *Vault) forWrite(c Caller, ref, versionToken string) (path, version string, content []byte, err error) {
 	p, err := v.resolve(c, "ref", ref)
 	if err != nil {
 		return "", "", nil, err
@@ -140,8 +139,9 @@ func (v *Vault) forWrite(c Caller, ref, versionToken string) (string, string, []
 	return p, cur, data, nil
 }
 
-// conflictOr turns a lost compare-and-swap race into a ConflictError.
-func (v *Vault) conflictOr(ref, p string, err error) error {
+// writeErr turns a lost compare-and-swap race into a ConflictError, and
+// any other failure of a write into an error naming the path.
+func (v *Vault) writeErr(ref, p string, err error) error {
 	var ce *gitstore.ConflictError
 	var de *gitstore.DirtyError
 	switch {

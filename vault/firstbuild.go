@@ -62,7 +62,7 @@ func (b *firstBuild) pending(v *Vault, scopes []string) int {
 // build runs, or one of a single step (the caller waits for it). The
 // result's notice says that notes are missing.
 func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, bool, error) {
-	s := &v.srch
+	s := &v.index
 	s.openMu.Lock()
 	_, begun, _ := v.startIndexLocked()
 	s.openMu.Unlock()
@@ -73,13 +73,13 @@ func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Inde
 			return nil, nil, true, fmt.Errorf("search index: still being opened: %w", ctx.Err())
 		}
 	}
-	b := v.srch.build.Load()
+	b := v.index.build.Load()
 	if b == nil || b.indexed() <= indexStep {
 		return nil, nil, false, nil // none, or one step: wait for it
 	}
-	v.srch.useMu.RLock()
-	defer v.srch.useMu.RUnlock()
-	if v.srch.ix.Load() != b.ix || v.srch.build.Load() != b {
+	v.index.useMu.RLock()
+	defer v.index.useMu.RUnlock()
+	if v.index.ix.Load() != b.ix || v.index.build.Load() != b {
 		return nil, nil, false, nil // it ended meanwhile: the index is ready
 	}
 	res, err := b.ix.Search(ctx, q)

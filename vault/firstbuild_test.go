@@ -60,7 +60,7 @@ func searchDuringFirstBuild(t *testing.T, early bool) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the first build never reached its third step")
 	}
-	b := v2.srch.build.Load()
+	b := v2.index.build.Load()
 	indexed := b.todo[:20]
 
 	// Bounded: a search that waited for the held build would fail here

@@ -56,7 +56,7 @@ func (n *Note) layout() (fmLayout, bool) {
 			break
 		}
 	}
-	if open < 0 || end < 0 || n.fmNode == nil || n.fmNode.Style&yaml.FlowStyle != 0 || tricky(n.fmNode) {
+	if open < 0 || end < 0 || n.fmNode == nil || n.fmNode.Style&yaml.FlowStyle != 0 || hasAnchorsOrMerges(n.fmNode) {
 		return l, false
 	}
 	l.pre = []byte(strings.Join(all[:open+1], ""))
@@ -88,15 +88,15 @@ func (n *Note) layout() (fmLayout, bool) {
 	return l, true
 }
 
-// tricky: anchors and aliases tie one entry's text to another's, and a
+// hasAnchorsOrMerges: anchors and aliases tie one entry's text to another's, and a
 // merge key (`<<`) pulls values in; an entry of such a block cannot be
 // re-encoded alone.
-func tricky(n *yaml.Node) bool {
+func hasAnchorsOrMerges(n *yaml.Node) bool {
 	if n.Anchor != "" || n.Kind == yaml.AliasNode || (n.Kind == yaml.ScalarNode && n.Tag == "!!merge") {
 		return true
 	}
 	for _, c := range n.Content {
-		if tricky(c) {
+		if hasAnchorsOrMerges(c) {
 			return true
 		}
 	}

@@ -33,7 +33,7 @@ type IDCopy struct {
 func (v *Vault) DuplicateIDs() []IDCopy {
 	var out []IDCopy
 	v.catMu.Lock()
-	for id, set := range v.cat.idPaths {
+	for id, set := range v.catalog.idPaths {
 		if len(set) < 2 {
 			continue
 		}
@@ -137,7 +137,7 @@ func (v *Vault) readChanged(paths []string) {
 	v.catMu.Lock()
 	for _, p := range paths {
 		if isNotePath(p) {
-			v.cat.update(v.root, p)
+			v.catalog.update(v.root, p)
 			n++
 		}
 	}

@@ -63,11 +63,11 @@ type searchState struct {
 	catalogErr error
 
 	// mu serialises index updates (but not the lane's long notes).
-	mu       sync.Mutex
-	projects *projectSet // the project set the scopes were computed with
-	closed   bool
-	job      *rebuildJob // the Rebuild building a new index, told what updates change
-	soon     atomic.Bool // a background update is scheduled
+	mu              sync.Mutex
+	projects        *projectSet // the project set the scopes were computed with
+	closed          bool
+	job             *rebuildJob // the Rebuild building a new index, told what updates change
+	updateScheduled atomic.Bool // a background update is scheduled
 	// stopping: Close has begun. A full sync or a Rebuild stops at its
 	// next step, the lane before its next note, and nothing new starts.
 	stopping atomic.Bool
@@ -102,7 +102,7 @@ var SearchLog = func(format string, args ...any) {
 // a Rebuild, the lane of long notes: each step is bounded), lets the
 // searches running finish, then closes the index.
 func (v *Vault) closeIndex() error {
-	s := &v.srch
+	s := &v.index
 	s.laneMu.Lock()
 	s.stopping.Store(true) // under laneMu: the lane starts no worker now
 	s.laneMu.Unlock()
@@ -142,17 +142,17 @@ func (v *Vault) Reindex(progress func(stage string, done, total int)) error {
 
 // syncIndex brings the live index up to date (see syncLocked).
 func (v *Vault) syncIndex(full bool) error {
-	v.srch.mu.Lock()
-	defer v.srch.mu.Unlock()
+	v.index.mu.Lock()
+	defer v.index.mu.Unlock()
 	// Loaded under mu: a Rebuild's swap replaces the index under it.
-	ix := v.srch.ix.Load()
-	if ix == nil || v.srch.closed || v.srch.stopping.Load() || v.catalogPending() {
+	ix := v.index.ix.Load()
+	if ix == nil || v.index.closed || v.index.stopping.Load() || v.catalogPending() {
 		return nil
 	}
 	return v.syncLocked(ix, full, nil)
 }
 
-// syncLocked brings ix up to date; the caller holds srch.mu. With full,
+// syncLocked brings ix up to date; the caller holds index.mu. With full,
 // by comparing every note's version and scope with the index's; else
 // with the paths the catalog re-read since the last update. force (a
 // Rebuild's catch-up) are paths indexed again whatever their version,
@@ -161,15 +161,15 @@ func (v *Vault) syncIndex(full bool) error {
 // index may be older than their version.
 func (v *Vault) syncLocked(ix *search.Index, full bool, force map[string]bool) error {
 	ps := v.projectSet()
-	if ps != v.srch.projects {
+	if ps != v.index.projects {
 		// Projects were added, moved or renamed: scopes may have changed.
-		full = full || v.srch.projects == nil || projectsDiffer(ps, v.srch.projects)
-		v.srch.projects = ps
+		full = full || v.index.projects == nil || projectsDiffer(ps, v.index.projects)
+		v.index.projects = ps
 	}
 	v.catMu.Lock()
 	paths := v.pathsToSync(ix, full, force)
-	v.cat.changed = map[string]bool{}
-	if job := v.srch.job; job != nil {
+	v.catalog.changed = map[string]bool{}
+	if job := v.index.job; job != nil {
 		for p := range paths {
 			job.dirty[p] = true // a Rebuild's new index holds what it read before
 		}
@@ -196,7 +196,7 @@ func (v *Vault) syncLocked(ix *search.Index, full bool, force map[string]bool) e
 		// Not indexed: try these paths again at the next update.
 		v.catMu.Lock()
 		for _, p := range append(todo, gone...) {
-			v.cat.changed[p] = true
+			v.catalog.changed[p] = true
 		}
 		v.catMu.Unlock()
 		return err
@@ -210,25 +210,25 @@ func (v *Vault) pathsToSync(ix *search.Index, full bool, force map[string]bool) 
 	out := map[string]bool{}
 	if full {
 		indexed := ix.Versions()
-		for p, e := range v.cat.entries {
+		for p, e := range v.catalog.entries {
 			ver, ok := indexed[p]
 			if !ok || ver != stampVersion(e) || !v.sameScope(ix, p) {
 				out[p] = true
 			}
 		}
 		for p := range indexed {
-			if v.cat.entries[p] == nil {
+			if v.catalog.entries[p] == nil {
 				out[p] = false
 			}
 		}
 	}
 	if !full || force != nil {
-		for p := range v.cat.changed {
-			out[p] = v.cat.entries[p] != nil
+		for p := range v.catalog.changed {
+			out[p] = v.catalog.entries[p] != nil
 		}
 	}
 	for p := range force {
-		out[p] = v.cat.entries[p] != nil
+		out[p] = v.catalog.entries[p] != nil
 	}
 	return out
 }
@@ -249,12 +249,12 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 	if err := ix.Apply(nil, gone); err != nil {
 		return err
 	}
-	b := v.srch.build.Load()
+	b := v.index.build.Load()
 	if b != nil && b.ix == ix {
 		b.start(todo)
 	}
 	for i := 0; i < len(todo); i += indexStep {
-		if v.srch.stopping.Load() {
+		if v.index.stopping.Load() {
 			return nil // the next start's sync does the rest
 		}
 		if b != nil && b.ix == ix {
@@ -277,7 +277,7 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 	var extra, long []string
 	v.catMu.Lock()
 	for q := range neighbours {
-		if !done[q] && v.cat.entries[q] != nil {
+		if !done[q] && v.catalog.entries[q] != nil {
 			extra = append(extra, q)
 		}
 	}
@@ -296,7 +296,7 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 func (v *Vault) splitLong(paths, long []string) ([]string, []string) {
 	keep := paths[:0]
 	for _, p := range paths {
-		if isLarge(v.cat.entries[p]) || v.inLane(p) {
+		if isLarge(v.catalog.entries[p]) || v.inLane(p) {
 			long = append(long, p)
 		} else {
 			keep = append(keep, p)
@@ -308,12 +308,12 @@ func (v *Vault) splitLong(paths, long []string) ([]string, []string) {
 // indexSoon schedules an index update in the background (after a write),
 // so the next search finds little left to do.
 func (v *Vault) indexSoon() {
-	if v.srch.ix.Load() == nil || !v.srch.soon.CompareAndSwap(false, true) {
+	if v.index.ix.Load() == nil || !v.index.updateScheduled.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
 		time.Sleep(5 * time.Millisecond) // gather a burst of writes
-		v.srch.soon.Store(false)
+		v.index.updateScheduled.Store(false)
 		if err := v.syncIndex(false); err != nil {
 			SearchLog("search index: %v", err)
 		}

@@ -48,9 +48,9 @@ func isLarge(e *catEntry) bool { return e != nil && e.Size > largeNoteBytes }
 
 // inLane says whether p is queued or being indexed in the lane.
 func (v *Vault) inLane(p string) bool {
-	v.srch.laneMu.Lock()
-	defer v.srch.laneMu.Unlock()
-	l := &v.srch.lane
+	v.index.laneMu.Lock()
+	defer v.index.laneMu.Unlock()
+	l := &v.index.lane
 	return l.queued[p] || l.current == p
 }
 
@@ -60,7 +60,7 @@ func (v *Vault) queueLarge(paths []string, force bool) {
 	if len(paths) == 0 {
 		return
 	}
-	s := &v.srch
+	s := &v.index
 	s.laneMu.Lock()
 	defer s.laneMu.Unlock()
 	if s.stopping.Load() {
@@ -78,7 +78,7 @@ func (v *Vault) queueLarge(paths []string, force bool) {
 // startLane starts the lane's worker unless one runs, the lane is paused
 // or nothing is queued. The caller holds laneMu.
 func (v *Vault) startLane() {
-	l := &v.srch.lane
+	l := &v.index.lane
 	if l.idle == nil && !l.paused.Load() && len(l.queued) > 0 {
 		l.idle = make(chan struct{})
 		go v.runLane(l.idle)
@@ -89,16 +89,16 @@ func (v *Vault) startLane() {
 // starts none until resumeLane; what is queued stays queued. A Rebuild's
 // swap closes the index the worker writes to.
 func (v *Vault) pauseLane() {
-	v.srch.laneMu.Lock()
-	v.srch.lane.paused.Store(true)
-	v.srch.laneMu.Unlock()
+	v.index.laneMu.Lock()
+	v.index.lane.paused.Store(true)
+	v.index.laneMu.Unlock()
 	v.waitLane()
 }
 
 // resumeLane starts the lane again after pauseLane, on the index in place
 // now (unless the vault is closing).
 func (v *Vault) resumeLane() {
-	s := &v.srch
+	s := &v.index
 	s.laneMu.Lock()
 	defer s.laneMu.Unlock()
 	s.lane.paused.Store(false)
@@ -110,7 +110,7 @@ func (v *Vault) resumeLane() {
 // runLane indexes the queued paths one at a time, in order, until none
 // is left or the vault closes.
 func (v *Vault) runLane(idle chan struct{}) {
-	s := &v.srch
+	s := &v.index
 	for {
 		s.laneMu.Lock()
 		if s.stopping.Load() || s.lane.paused.Load() || len(s.lane.queued) == 0 {
@@ -140,7 +140,7 @@ func (v *Vault) runLane(idle chan struct{}) {
 // (or the vault closes, or a Rebuild pauses the lane).
 func (v *Vault) yieldToSearches() {
 	deadline := time.Now().Add(laneYield)
-	for v.srch.searching.Load() > 0 && !v.srch.stopping.Load() && !v.srch.lane.paused.Load() && time.Now().Before(deadline) {
+	for v.index.searching.Load() > 0 && !v.index.stopping.Load() && !v.index.lane.paused.Load() && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -148,8 +148,8 @@ func (v *Vault) yieldToSearches() {
 // searchRuns counts a search (or recall) while it runs, for the lane to
 // let it go first; call the returned function when it is done.
 func (v *Vault) searchRuns() func() {
-	v.srch.searching.Add(1)
-	return func() { v.srch.searching.Add(-1) }
+	v.index.searching.Add(1)
+	return func() { v.index.searching.Add(-1) }
 }
 
 // indexLarge brings one path of the lane up to date, then the notes next
@@ -157,7 +157,7 @@ func (v *Vault) searchRuns() func() {
 func (v *Vault) indexLarge(p string, force bool) error {
 	// The lane is paused while a Rebuild swaps the index: ix stays open
 	// until this note is done.
-	ix := v.srch.ix.Load()
+	ix := v.index.ix.Load()
 	if ix == nil {
 		return nil // a swap failed: no index until the next Rebuild
 	}
@@ -198,9 +198,9 @@ func (v *Vault) indexLarge(p string, force bool) error {
 // short ones here, under the lock of ordinary updates, the long ones in
 // the lane.
 func (v *Vault) reindexNeighbours(p string, qs []string) error {
-	v.srch.mu.Lock()
-	defer v.srch.mu.Unlock()
-	if v.srch.closed || v.srch.stopping.Load() {
+	v.index.mu.Lock()
+	defer v.index.mu.Unlock()
+	if v.index.closed || v.index.stopping.Load() {
 		return nil
 	}
 	var short, long []string
@@ -211,7 +211,7 @@ func (v *Vault) reindexNeighbours(p string, qs []string) error {
 			continue
 		}
 		seen[q] = true
-		switch e := v.cat.entries[q]; {
+		switch e := v.catalog.entries[q]; {
 		case e == nil:
 		case isLarge(e) || v.inLane(q):
 			long = append(long, q)
@@ -222,7 +222,7 @@ func (v *Vault) reindexNeighbours(p string, qs []string) error {
 	v.catMu.Unlock()
 	sort.Strings(short)
 	v.queueLarge(long, true)
-	ix := v.srch.ix.Load()
+	ix := v.index.ix.Load()
 	if ix == nil {
 		return nil
 	}
@@ -251,9 +251,9 @@ func (v *Vault) WaitIndexed(timeout time.Duration) bool {
 // and tests).
 func (v *Vault) waitLane() {
 	for {
-		v.srch.laneMu.Lock()
-		idle := v.srch.lane.idle
-		v.srch.laneMu.Unlock()
+		v.index.laneMu.Lock()
+		idle := v.index.lane.idle
+		v.index.laneMu.Unlock()
 		if idle == nil {
 			return
 		}
@@ -265,18 +265,18 @@ func (v *Vault) waitLane() {
 // learns nothing of notes elsewhere).
 func (v *Vault) indexPending(scopes []string) int {
 	first := 0
-	if b := v.srch.build.Load(); b != nil {
+	if b := v.index.build.Load(); b != nil {
 		first = b.pending(v, scopes)
 	}
-	v.srch.laneMu.Lock()
-	paths := make([]string, 0, len(v.srch.lane.queued)+1)
-	for p := range v.srch.lane.queued {
+	v.index.laneMu.Lock()
+	paths := make([]string, 0, len(v.index.lane.queued)+1)
+	for p := range v.index.lane.queued {
 		paths = append(paths, p)
 	}
-	if c := v.srch.lane.current; c != "" {
+	if c := v.index.lane.current; c != "" {
 		paths = append(paths, c)
 	}
-	v.srch.laneMu.Unlock()
+	v.index.laneMu.Unlock()
 	n := 0
 	for _, p := range paths {
 		s, _, _ := v.scopeOf(p)

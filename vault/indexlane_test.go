@@ -53,7 +53,7 @@ func writeByHand(t testing.TB, v *Vault, dir string, notes map[string]string) {
 	}
 	// What a search would do first: long notes go to the lane now, not
 	// whenever the background update comes.
-	if v.srch.ix.Load() != nil {
+	if v.index.ix.Load() != nil {
 		if err := v.syncIndex(false); err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +242,7 @@ func TestCloseStopsTheLaneAndTheNextStartFinishes(t *testing.T) {
 	heldT(t, held)
 	closed := make(chan error, 1)
 	go func() { closed <- v.Close() }()
-	for !v.srch.stopping.Load() {
+	for !v.index.stopping.Load() {
 		time.Sleep(time.Millisecond) // Close has begun; the lane is still held
 	}
 	release <- struct{}{}

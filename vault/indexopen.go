@@ -27,7 +27,7 @@ func (v *Vault) SearchIndex() (*search.Index, error) {
 // 10,000 notes), by the first open or by a Rebuild with no index to
 // answer from, must not hold a shutdown up. The build goes on.
 func (v *Vault) searchIndexCtx(ctx context.Context) (*search.Index, error) {
-	s := &v.srch
+	s := &v.index
 	for {
 		if s.ready.Load() {
 			if ix := s.ix.Load(); ix != nil {
@@ -55,7 +55,7 @@ func (v *Vault) searchIndexCtx(ctx context.Context) (*search.Index, error) {
 // is done or failed, and returns the open's channels (opening, begun:
 // nil when none runs) and why there is no index. The caller holds openMu.
 func (v *Vault) startIndexLocked() (wait, begun chan struct{}, err error) {
-	s := &v.srch
+	s := &v.index
 	wait, begun, err = s.opening, s.begun, s.err
 	if wait == nil && err == nil && !s.ready.Load() {
 		if s.stopping.Load() {
@@ -89,17 +89,17 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	defer func() { restore() }()
 	ix, err := search.Open(v.indexDir(), v.indexOptions(emb, 0))
 	if err == nil {
-		v.srch.ix.Store(ix)
+		v.index.ix.Store(ix)
 		err = v.awaitCatalog()
 	}
 	if err == nil {
 		b := &firstBuild{ix: ix, started: announce}
-		v.srch.build.Store(b)
+		v.index.build.Store(b)
 		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
 			restore = leanGC()
 		}
 		err = v.syncIndex(true)
-		v.srch.build.Store(nil)
+		v.index.build.Store(nil)
 		if err == nil {
 			ix.QueueMissingVectors()
 		}
@@ -113,7 +113,7 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 			SearchLog("search index: %v", perr)
 		}
 	}
-	s := &v.srch
+	s := &v.index
 	s.openMu.Lock()
 	s.notice, s.err = notice, err
 	s.ready.Store(err == nil)
@@ -145,7 +145,7 @@ var openedHook func()
 // once catalogLoaded says the catalog is there. The caller holds the
 // host lock, so no search can have started an open before.
 func (v *Vault) openIndexEarly() {
-	s := &v.srch
+	s := &v.index
 	s.catalog = make(chan struct{})
 	s.openMu.Lock()
 	v.startIndexLocked()
@@ -160,7 +160,7 @@ var loadedHook func(v *Vault)
 // the vault's open failed, and then that open is closed and its index
 // lock let go before Open returns (a host retrying finds it free).
 func (v *Vault) catalogLoaded(err error) {
-	s := &v.srch
+	s := &v.index
 	if s.catalog == nil {
 		return
 	}
@@ -176,7 +176,7 @@ func (v *Vault) catalogLoaded(err error) {
 // the open's own full sync comes first, once the catalog is there, and
 // reports its progress to searches (firstbuild.go).
 func (v *Vault) catalogPending() bool {
-	if c := v.srch.catalog; c != nil {
+	if c := v.index.catalog; c != nil {
 		select {
 		case <-c:
 		default:
@@ -189,7 +189,7 @@ func (v *Vault) catalogPending() bool {
 // awaitCatalog waits until Open has loaded the catalog, which the index's
 // sync reads, and says whether it failed to.
 func (v *Vault) awaitCatalog() error {
-	s := &v.srch
+	s := &v.index
 	if s.catalog == nil {
 		return nil // opened after Open returned
 	}
@@ -233,7 +233,7 @@ func (v *Vault) indexDir() string { return filepath.Join(v.root, CacheDir, "sear
 
 // searchNotice is why semantic search is off although configured ("").
 func (v *Vault) searchNotice() string {
-	v.srch.openMu.Lock()
-	defer v.srch.openMu.Unlock()
-	return v.srch.notice
+	v.index.openMu.Lock()
+	defer v.index.openMu.Unlock()
+	return v.index.notice
 }

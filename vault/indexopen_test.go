@@ -27,10 +27,10 @@ func TestIndexOpenedBesideTheCatalog(t *testing.T) {
 	early := 0
 	loadedHook = func(v *Vault) {
 		deadline := time.Now().Add(time.Minute)
-		for v.srch.ix.Load() == nil && time.Now().Before(deadline) {
+		for v.index.ix.Load() == nil && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
-		ix := v.srch.ix.Load()
+		ix := v.index.ix.Load()
 		if ix == nil {
 			t.Error("the index was not opened beside the catalog")
 			return

@@ -27,7 +27,7 @@ import (
 // MigrateLinks is migrateLinks for a note about to be written: a note
 // whose list cannot be migrated whole stays exactly as it was.
 func (n *Note) MigrateLinks() bool {
-	if n.fmNode == nil || n.fmErr != nil || tricky(n.fmNode) {
+	if n.fmNode == nil || n.fmErr != nil || hasAnchorsOrMerges(n.fmNode) {
 		return false
 	}
 	raw := n.fmRaw
@@ -169,8 +169,8 @@ func (v *Vault) migrateAllLinks() ([]string, error) {
 		return nil, err
 	}
 	v.catMu.Lock()
-	paths := make([]string, 0, len(v.cat.entries))
-	for p := range v.cat.entries {
+	paths := make([]string, 0, len(v.catalog.entries))
+	for p := range v.catalog.entries {
 		paths = append(paths, p)
 	}
 	v.catMu.Unlock()

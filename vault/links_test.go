@@ -108,11 +108,11 @@ func TestSampleVaultLinksResolveLikeObsidian(t *testing.T) {
 	defer v.Close()
 	var unresolved []string
 	total := 0
-	for _, e := range v.cat.graph.Unresolved() {
+	for _, e := range v.catalog.graph.Unresolved() {
 		unresolved = append(unresolved, e.Target+" ("+e.Status+")")
 	}
 	v.catMu.Lock()
-	for _, e := range v.cat.entries {
+	for _, e := range v.catalog.entries {
 		total += len(e.Links)
 		for _, l := range e.Links {
 			if strings.Contains(l.Target, "Not a link") || strings.Contains(l.Target, "Not either") {
@@ -120,7 +120,7 @@ func TestSampleVaultLinksResolveLikeObsidian(t *testing.T) {
 			}
 		}
 	}
-	for p := range v.cat.entries {
+	for p := range v.catalog.entries {
 		if strings.HasPrefix(p, ".obsidian") {
 			t.Errorf(".obsidian file indexed: %s", p)
 		}

@@ -187,7 +187,7 @@ func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observatio
 		return nil, oe
 	}
 	if err != nil {
-		return nil, v.conflictOr(p, p, err)
+		return nil, v.writeErr(p, p, err)
 	}
 	return &Remembered{Status: "added", ID: n.ID, Path: p, VersionToken: h, Observation: o}, nil
 }

@@ -67,7 +67,7 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 	ps := v.projectSet()
 	counts := map[*Project]int{}
 	v.catMu.Lock()
-	v.cat.dirsUnder("", func(d string, t *dirTally) {
+	v.catalog.dirsUnder("", func(d string, t *dirTally) {
 		if pr := ps.of(d); pr != nil {
 			counts[pr] += t.notes
 		}

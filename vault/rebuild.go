@@ -34,7 +34,7 @@ const rebuildCloseWait = 10 * time.Second
 var errClosing = errors.New("the vault is closing")
 
 // rebuildJob is a Rebuild in progress. dirty are the paths the live
-// index's updates took while it built (srch.mu guards it): its new index
+// index's updates took while it built (index.mu guards it): its new index
 // holds them as they were when it read them, so the swap indexes them
 // again, with their sequence neighbours, whose context holds their text.
 type rebuildJob struct {
@@ -65,7 +65,7 @@ func (v *Vault) Rebuild(progress func(stage string, done, total int)) error {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
-	s := &v.srch
+	s := &v.index
 	s.rebuildMu.Lock()
 	defer s.rebuildMu.Unlock()
 	serving, claim, err := v.claimRebuild()
@@ -91,7 +91,7 @@ func (v *Vault) Rebuild(progress func(stage string, done, total int)) error {
 // is what searches wait for until the Rebuild ends (and no first open
 // starts meanwhile).
 func (v *Vault) claimRebuild() (serving bool, claim chan struct{}, err error) {
-	s := &v.srch
+	s := &v.index
 	for {
 		s.openMu.Lock()
 		wait := s.opening
@@ -118,7 +118,7 @@ func (v *Vault) claimRebuild() (serving bool, claim chan struct{}, err error) {
 // meanwhile, swaps it in, then waits for the long notes and vectors that
 // the swap's catch-up queued.
 func (v *Vault) rebuild(serving bool, progress func(string, int, int)) error {
-	s := &v.srch
+	s := &v.index
 	// The build's collector setting (leangc.go) holds through the save,
 	// the swap and the vectors after it: restored when the build ended,
 	// the heap grew into a big heap's 50 % there, the highest point of a
@@ -190,9 +190,9 @@ var rebuiltHook func()
 // dropRebuild gives a Rebuild's new index up: its folder is deleted, and
 // the live index's updates stop telling it what they change.
 func (v *Vault) dropRebuild(nix *search.Index, side string) {
-	v.srch.mu.Lock()
-	v.srch.job = nil
-	v.srch.mu.Unlock()
+	v.index.mu.Lock()
+	v.index.job = nil
+	v.index.mu.Unlock()
 	if err := nix.Discard(); err != nil {
 		SearchLog("search index: %v", err)
 	}
@@ -211,7 +211,7 @@ func (v *Vault) dropRebuild(nix *search.Index, side string) {
 func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string, int, int)) error {
 	v.catMu.Lock()
 	var short, long []string
-	for p, e := range v.cat.entries {
+	for p, e := range v.catalog.entries {
 		if isLarge(e) {
 			long = append(long, p)
 		} else {
@@ -230,7 +230,7 @@ func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string
 				rebuildHook(done, total)
 			}
 		}
-		if v.srch.stopping.Load() {
+		if v.index.stopping.Load() {
 			return errClosing
 		}
 		if serving {
@@ -271,7 +271,7 @@ func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string
 func (v *Vault) waitEmbedded(ix *search.Index, progress func(string, int, int)) error {
 	total := ix.VectorsPending()
 	for n := total; n > 0; n = ix.VectorsPending() {
-		if v.srch.stopping.Load() {
+		if v.index.stopping.Load() {
 			return errClosing
 		}
 		total = max(total, n)
@@ -292,7 +292,7 @@ func (v *Vault) waitEmbedded(ix *search.Index, progress func(string, int, int)) 
 // it does not hold. It fails only if the folders cannot be swapped or the
 // index opened; then no index serves until the next Rebuild or restart.
 func (v *Vault) swapIndex(side string, emb search.Embedder, notice string, job *rebuildJob) error {
-	s := &v.srch
+	s := &v.index
 	live := v.indexDir()
 	v.pauseLane()
 	defer v.resumeLane()

@@ -31,8 +31,8 @@ func holdRebuild(t *testing.T, v *Vault) (held chan int, let func()) {
 	let = func() { once.Do(func() { close(release) }) }
 	t.Cleanup(func() {
 		let()
-		v.srch.rebuildMu.Lock() // the Rebuild has returned
-		v.srch.rebuildMu.Unlock()
+		v.index.rebuildMu.Lock() // the Rebuild has returned
+		v.index.rebuildMu.Unlock()
 		rebuildHook = nil
 	})
 	return held, let
@@ -177,7 +177,7 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 	if !found(t, v, "markerduring", during.Path) || found(t, v, "markerdoomed", doomed.Path) {
 		t.Fatal("during the build, the live index must answer with every write")
 	}
-	if v.srch.ix.Load() != before {
+	if v.index.ix.Load() != before {
 		t.Fatal("the live index was replaced before the new one was built")
 	}
 	let()
@@ -191,14 +191,14 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 		t.Error(err)
 	}
 
-	if v.srch.ix.Load() == before {
+	if v.index.ix.Load() == before {
 		t.Fatal("the index was not replaced")
 	}
 	searchT(t, v, owner, SearchArgs{Query: "anything"}) // indexes the last background writes
 	waitLaneT(t, v)
 	v.catMu.Lock()
 	var paths []string
-	for p := range v.cat.entries {
+	for p := range v.catalog.entries {
 		paths = append(paths, p)
 	}
 	v.catMu.Unlock()
@@ -343,7 +343,7 @@ func TestCloseDuringRebuildReturns(t *testing.T) {
 	within(t, held, "the rebuild's first step")
 	closed := make(chan error, 1)
 	go func() { closed <- v.Close() }()
-	for !v.srch.stopping.Load() {
+	for !v.index.stopping.Load() {
 		time.Sleep(time.Millisecond) // Close has begun; the build is still held
 	}
 	let()

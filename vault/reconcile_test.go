@@ -263,7 +263,7 @@ func TestLongNeighbourLeftInTheLaneIsRefreshedAtTheNextStart(t *testing.T) {
 	searchT(t, v, owner, SearchArgs{Query: "markerreplytwo"}) // the question joins the lane's queue
 	closed := make(chan error, 1)
 	go func() { closed <- v.Close() }()
-	for !v.srch.stopping.Load() {
+	for !v.index.stopping.Load() {
 		time.Sleep(time.Millisecond) // Close has begun: the lane stops after its note
 	}
 	release <- struct{}{}

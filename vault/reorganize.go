@@ -508,7 +508,7 @@ func (v *Vault) RenameProject(c Caller, project, handle, name string) (*Project,
 	if _, err := v.commit(c, fmt.Sprintf("Rename project %s", pr.Handle), "", []gitstore.Change{
 		{Path: marker, Content: []byte(buf.String()), CheckVersion: true, ExpectVersion: cur, RequireClean: true},
 	}); err != nil {
-		return nil, v.conflictOr(project, marker, err)
+		return nil, v.writeErr(project, marker, err)
 	}
 	if err := v.rescan(); err != nil {
 		return nil, err

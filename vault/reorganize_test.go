@@ -17,12 +17,12 @@ func resolvedLinks(v *Vault) map[string]string {
 	out := map[string]string{}
 	v.catMu.Lock()
 	var ids []string
-	for _, e := range v.cat.entries {
+	for _, e := range v.catalog.entries {
 		ids = append(ids, e.ID)
 	}
 	v.catMu.Unlock()
 	for _, id := range ids {
-		for i, e := range v.cat.graph.Outgoing(id, nil) {
+		for i, e := range v.catalog.graph.Outgoing(id, nil) {
 			if e.Status == wikilinks.Resolved {
 				out[fmt.Sprintf("%s #%d", id, i)] = e.ID
 			}

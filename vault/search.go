@@ -205,7 +205,7 @@ func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string, 
 // SemanticSearch reports whether semantic search is available: an
 // embedder is configured and works.
 func (v *Vault) SemanticSearch() bool {
-	if ix := v.srch.ix.Load(); ix != nil {
+	if ix := v.index.ix.Load(); ix != nil {
 		return ix.Semantic()
 	}
 	// Not open yet (it may be building): the settings say.
@@ -221,7 +221,7 @@ func (v *Vault) SemanticSearch() bool {
 func (v *Vault) NoteCount() int {
 	v.catMu.Lock()
 	defer v.catMu.Unlock()
-	return len(v.cat.entries)
+	return len(v.catalog.entries)
 }
 
 // runSearch runs a query on the index, brought up to date with every note
@@ -234,7 +234,7 @@ func (v *Vault) NoteCount() int {
 // MatchesIn), which needs no open index.
 func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, error) {
 	defer v.searchRuns()() // Search and Recall count their snippets and packing too
-	if !v.srch.ready.Load() && v.answerDuringBuild {
+	if !v.index.ready.Load() && v.answerDuringBuild {
 		if ix, res, ok, err := v.partialSearch(ctx, q); ok {
 			return ix, res, err
 		}
@@ -246,13 +246,13 @@ func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *
 		}
 		// Taken once the index is known (never while waiting for a build,
 		// which a swap may be part of); a swap in between replaced it.
-		v.srch.useMu.RLock()
-		if v.srch.ix.Load() != ix || !v.srch.ready.Load() {
-			v.srch.useMu.RUnlock()
+		v.index.useMu.RLock()
+		if v.index.ix.Load() != ix || !v.index.ready.Load() {
+			v.index.useMu.RUnlock()
 			continue
 		}
 		res, err := v.searchOn(ctx, ix, q)
-		v.srch.useMu.RUnlock()
+		v.index.useMu.RUnlock()
 		if err != nil {
 			return nil, nil, err
 		}

@@ -223,7 +223,7 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 	var pinned []string
 	ps := v.projectSet()
 	v.catMu.Lock()
-	v.cat.dirsUnder(pr.Dir, func(d string, t *dirTally) {
+	v.catalog.dirsUnder(pr.Dir, func(d string, t *dirTally) {
 		if ps.of(d) != pr { // a sub-project's folder
 			return
 		}

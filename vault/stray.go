@@ -49,7 +49,7 @@ func (v *Vault) waitQuiet(p string) error {
 func (v *Vault) Uncommitted() ([]string, error) {
 	cands := map[string]bool{}
 	v.catMu.Lock()
-	for p := range v.cat.entries {
+	for p := range v.catalog.entries {
 		cands[p] = true
 	}
 	v.catMu.Unlock()
@@ -120,7 +120,7 @@ func (v *Vault) takeStoreRecoveries() []gitstore.RecoveryReport {
 	for _, r := range reps {
 		for _, p := range r.Paths {
 			if isNotePath(p) {
-				v.cat.update(v.root, p)
+				v.catalog.update(v.root, p)
 			}
 		}
 	}

@@ -177,7 +177,7 @@ func (v *Vault) sameThought(principal, space, text string) (id, path string) {
 	want := normWords(text)
 	v.catMu.Lock()
 	var paths []string
-	for p := range v.cat.entries {
+	for p := range v.catalog.entries {
 		if strings.HasPrefix(p, dir) {
 			paths = append(paths, p)
 		}
@@ -393,13 +393,13 @@ func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space stri
 			}
 		}
 		if e := v.entry(d.ev.Path, false); e != nil {
-			for _, ed := range v.cat.graph.Outgoing(e.ID, nil) {
+			for _, ed := range v.catalog.graph.Outgoing(e.ID, nil) {
 				if ed.Status == wikilinks.Resolved {
-					linked[v.cat.pathOf(ed.ID)] = d.ev.ID
+					linked[v.catalog.pathOf(ed.ID)] = d.ev.ID
 				}
 			}
-			for _, ed := range v.cat.graph.Incoming(e.ID, nil) {
-				linked[v.cat.pathOf(ed.From)] = d.ev.ID
+			for _, ed := range v.catalog.graph.Incoming(e.ID, nil) {
+				linked[v.catalog.pathOf(ed.From)] = d.ev.ID
 			}
 		}
 	}

@@ -76,7 +76,7 @@ func (v *Vault) DeleteNote(c Caller, ref, versionToken string) (*Deleted, error)
 		{Path: dir + "/" + trashMeta, Content: meta},
 	})
 	if err != nil {
-		return nil, v.conflictOr(ref, p, err)
+		return nil, v.writeErr(ref, p, err)
 	}
 	return &Deleted{ID: n.ID, Path: p, TrashID: e.TrashID, Commit: hash}, nil
 }

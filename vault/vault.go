@@ -63,12 +63,14 @@ type Vault struct {
 	// Lock order: catMu, then the link graph's own lock, then mu. The
 	// graph calls back into access checks (mu) while it holds its lock, so
 	// nothing may take catMu or touch the graph while holding mu.
-	catMu sync.Mutex // guards cat
-	cat   *catalog
+	catMu   sync.Mutex // guards catalog
+	catalog *catalog
 
 	visitMu sync.Mutex // serialises updates of the last-visit marks
 
-	srch searchState
+	// index is the search index and the lane that keeps it up to date
+	// (indexlane.go).
+	index searchState
 
 	bankMu    sync.Mutex        // serialises hindsight_put (a fact links to the one before it)
 	thoughtMu sync.Mutex        // serialises captures (the duplicate check, then the commit)
@@ -169,7 +171,7 @@ func (v *Vault) load(opts Options) error {
 	if _, err := v.accessNow(); err != nil {
 		return err
 	}
-	v.cat = loadCatalog(filepath.Join(v.root, CacheDir, "catalog.json"))
+	v.catalog = loadCatalog(filepath.Join(v.root, CacheDir, "catalog.json"))
 	v.knownHead, _ = v.store.Head()
 	if err := v.rescan(); err != nil {
 		return err
@@ -220,7 +222,7 @@ func (v *Vault) Close() error {
 		err = cerr
 	}
 	v.catMu.Lock()
-	if cerr := v.cat.save(); err == nil {
+	if cerr := v.catalog.save(); err == nil {
 		err = cerr
 	}
 	v.catMu.Unlock()
@@ -234,14 +236,14 @@ func (v *Vault) Persist() error {
 	if err := v.store.Persist(); err != nil {
 		return err
 	}
-	if ix := v.srch.ix.Load(); ix != nil {
+	if ix := v.index.ix.Load(); ix != nil {
 		if err := ix.Persist(); err != nil {
 			return err
 		}
 	}
 	v.catMu.Lock()
 	defer v.catMu.Unlock()
-	return v.cat.save()
+	return v.catalog.save()
 }
 
 func (v *Vault) takeHostLock() error {
@@ -349,7 +351,7 @@ func (v *Vault) rescan() error {
 // (size or mtime) or disappeared since the last scan.
 func (v *Vault) rescanChanged() ([]string, error) {
 	v.catMu.Lock()
-	since := v.cat.gen
+	since := v.catalog.gen
 	v.catMu.Unlock()
 	began := time.Now()
 	var markers []string
@@ -400,8 +402,8 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	}
 	ps := newProjectSet(v.root, markers)
 	v.catMu.Lock()
-	changed := v.cat.sync(v.root, seen, since)
-	v.cat.syncFiles(others)
+	changed := v.catalog.sync(v.root, seen, since)
+	v.catalog.syncFiles(others)
 	v.catMu.Unlock()
 	v.mu.Lock()
 	v.projects = ps

@@ -281,17 +281,17 @@ func (v *Vault) pendStray(pending map[string]time.Time, report func(error)) {
 func (v *Vault) knownUnder(rel string) []string {
 	v.catMu.Lock()
 	defer v.catMu.Unlock()
-	if v.cat.entries[rel] != nil || v.cat.files[rel] {
+	if v.catalog.entries[rel] != nil || v.catalog.files[rel] {
 		return nil
 	}
 	prefix := rel + "/"
 	var out []string
-	for p := range v.cat.entries {
+	for p := range v.catalog.entries {
 		if strings.HasPrefix(p, prefix) {
 			out = append(out, p)
 		}
 	}
-	for p := range v.cat.files {
+	for p := range v.catalog.files {
 		if strings.HasPrefix(p, prefix) {
 			out = append(out, p)
 		}
@@ -351,7 +351,7 @@ func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []str
 		if !seen[p] && isOtherFile(p) && !ignored(ign, p, false) {
 			seen[p] = true
 			v.catMu.Lock()
-			v.cat.updateFile(v.root, p) // an attachment added or removed: links to it resolve or not
+			v.catalog.updateFile(v.root, p) // an attachment added or removed: links to it resolve or not
 			v.catMu.Unlock()
 			continue
 		}
@@ -360,7 +360,7 @@ func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []str
 		}
 		seen[p] = true
 		v.catMu.Lock()
-		v.cat.update(v.root, p)
+		v.catalog.update(v.root, p)
 		v.catMu.Unlock()
 		if d, err := v.store.Dirty(p); err == nil && d {
 			dirty = append(dirty, p)
@@ -429,7 +429,7 @@ func (v *Vault) Reconcile() ([]string, error) {
 // search index (for tests and benchmarks of the watcher).
 func (v *Vault) Indexed(path string) bool {
 	v.catMu.Lock()
-	e := v.cat.entries[path]
+	e := v.catalog.entries[path]
 	var ver string
 	if e != nil {
 		ver = stampVersion(e)
@@ -438,6 +438,6 @@ func (v *Vault) Indexed(path string) bool {
 	if e == nil {
 		return false
 	}
-	ix := v.srch.ix.Load()
+	ix := v.index.ix.Load()
 	return ix == nil || ix.Version(path) == ver
 }

@@ -145,7 +145,7 @@ func TestEditorsAndAgentsTogether(t *testing.T) {
 	}
 	defer v2.Close()
 	v.catMu.Lock()
-	for p, e := range v.cat.entries {
+	for p, e := range v.catalog.entries {
 		e2 := v2.entry(p, false)
 		if e2 == nil || e2.ID != e.ID || e2.Title != e.Title || len(e2.Links) != len(e.Links) {
 			t.Fatalf("catalog entry %s differs from a rebuild", p)
@@ -175,14 +175,14 @@ func indexEqualsRebuild(t *testing.T, v *Vault, queries []string) {
 	live := ix.Versions()
 	v.catMu.Lock()
 	var paths []string
-	for p, e := range v.cat.entries {
+	for p, e := range v.catalog.entries {
 		paths = append(paths, p)
 		if live[p] != stampVersion(e) {
 			t.Errorf("index has %s at version %q, the catalog at %q", p, live[p], stampVersion(e))
 		}
 	}
-	if len(live) != len(v.cat.entries) {
-		t.Errorf("index holds %d documents, the catalog %d notes", len(live), len(v.cat.entries))
+	if len(live) != len(v.catalog.entries) {
+		t.Errorf("index holds %d documents, the catalog %d notes", len(live), len(v.catalog.entries))
 	}
 	v.catMu.Unlock()
 	fresh, err := search.Open(t.TempDir(), search.Options{})
