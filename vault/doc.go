@@ -3,8 +3,62 @@
 // each principal's personal domain, the trash, path safety, and the write
 // path that ties a file change to exactly one git commit.
 //
-// Every operation takes the Principal it acts for and checks access itself,
+// Every operation takes the Caller it acts for and checks access itself,
 // whatever layer called it: the MCP tools, the command line or a test.
 // The Markdown files and their git history are the truth; everything the
 // vault keeps in memory or under .cairn/cache/ is derived and rebuildable.
+//
+// # What is where
+//
+// The kernel:
+//   - vault.go: Open and Close, the Vault type and its lock order.
+//   - catalog.go, catalogdirs.go: what the vault knows of every note
+//     without opening it (id, title, aliases, links, the link graph), and
+//     per-folder tallies.
+//   - note.go, props.go, fmedit.go, outline.go, names.go: the note model:
+//     parsing and rendering, frontmatter edits that change only their own
+//     lines, properties as Obsidian writes them, outlines, file names that
+//     every operating system accepts.
+//   - write.go, edit.go, commit.go, linkwrite.go: the write path (create,
+//     edit, typed links), one commit per write with provenance trailers,
+//     compare-and-swap on versionTokens.
+//   - read.go, links.go, history.go, activity.go: reads (resolving a ref,
+//     get_note, listings), link listings, a note's history, recent activity.
+//   - reorganize.go, rewrite.go, upkeep.go: moves and renames that rewrite
+//     every link in its own style, and the link guard.
+//   - watch.go, stray.go, handfiles.go, stranded.go: edits made by hand,
+//     committed as the person's; files that are not notes; writes a git
+//     operation left off the branch.
+//   - paths.go, fileio.go, ignore.go, layout.go, errors.go: path safety,
+//     reading without following links, .gitignore, fixed places, the
+//     errors callers can tell apart.
+//
+// Access and projects:
+//   - access.go, accessmerge.go, permissions.go: roles, the access file
+//     (members, banks, the OAuth sign-in map) and its merge across clones,
+//     what a caller may do at a path.
+//   - projects.go, admin.go, initproject.go: projects by marker file, made
+//     by people.
+//   - init.go, adopt.go, obsidianapp.go, config.go, embedder.go: making or
+//     adopting a vault, Obsidian's settings, the committed config and this
+//     machine's embedder.
+//
+// Search and its index lane:
+//   - search.go, recall.go, sequence.go: search and recall over the index,
+//     sequence neighbours from typed links.
+//   - index.go, indexlane.go, indexopen.go, firstbuild.go, rebuild.go,
+//     leangc.go: the search index kept up to date in the background, its
+//     first build, a rebuild beside the live one, the collector's setting.
+//
+// The memory families and maintenance:
+//   - session.go, memory.go: start_session and the agent's memory about the
+//     user and projects.
+//   - thoughts.go (treaisure), banks.go (hindsight): the two families.
+//   - trash.go, ids.go, conflictcopy.go, conflictlinks.go, linkmigrate.go,
+//     ancestry.go: the trash, copied ids, conflict copies, old link
+//     formats, commit ancestry.
+//   - doctor.go, doctorlinks.go, repair.go: cairn doctor and --fix.
+//
+// docs/architecture.md describes the whole; the structure issue moves the
+// families, doctor and the index lane into packages of their own.
 package vault
