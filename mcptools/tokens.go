@@ -180,11 +180,20 @@ func (s *TokenStore) Revoke(id string) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(recs, func(r TokenRecord) bool { return r.ID == id })
+	i := s.indexLocked(recs, id)
 	if i < 0 {
 		return fmt.Errorf("no token with id %q (cairn token list shows them)", id)
 	}
 	return s.save(slices.Delete(slices.Clone(recs), i, i+1))
+}
+
+// indexLocked is where the record of id is in recs, as load just returned
+// them (-1: none).
+func (s *TokenStore) indexLocked(recs []TokenRecord, id string) int {
+	if i, ok := s.byID[id]; ok && i < len(recs) && recs[i].ID == id {
+		return i
+	}
+	return -1
 }
 
 // Put adds a record made elsewhere (an OAuth grant), or replaces the one
@@ -209,7 +218,7 @@ func (s *TokenStore) Update(id string, f func(*TokenRecord) error) (TokenRecord,
 	if err != nil {
 		return TokenRecord{}, err
 	}
-	i := slices.IndexFunc(recs, func(r TokenRecord) bool { return r.ID == id })
+	i := s.indexLocked(recs, id)
 	if i < 0 || expired(recs[i]) {
 		return TokenRecord{}, ErrBadToken
 	}
@@ -257,7 +266,7 @@ func (s *TokenStore) Lookup(id string) (TokenRecord, error) {
 	if err != nil {
 		return TokenRecord{}, err
 	}
-	if i, ok := s.byID[id]; ok && i < len(recs) && recs[i].ID == id && !expired(recs[i]) {
+	if i := s.indexLocked(recs, id); i >= 0 && !expired(recs[i]) {
 		return recs[i], nil
 	}
 	return TokenRecord{}, ErrBadToken

@@ -40,7 +40,6 @@ type consentView struct {
 }
 
 func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
-	secureHeaders(w)
 	switch r.Method {
 	case http.MethodGet:
 		s.showConsent(w, r, "", "", http.StatusOK)
@@ -52,15 +51,11 @@ func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func secureHeaders(w http.ResponseWriter) {
-	secureHeadersTo(w, "")
-}
-
-// secureHeadersTo are the page's headers when its form may go on to the
+// secureHeaders are a page's headers; a form on it may go on to the
 // targets (a browser applies form-action to the redirects that follow a
 // form's post: the client's redirect, and the identity provider's origin
 // when people sign in there, are named beside 'self').
-func secureHeadersTo(w http.ResponseWriter, targets ...string) {
+func secureHeaders(w http.ResponseWriter, targets ...string) {
 	h := w.Header()
 	h.Set("X-Frame-Options", "DENY")
 	action := "form-action 'self'"
@@ -90,9 +85,9 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, principal, 
 	}
 	if s.party != nil {
 		// The post goes on to the provider, then back to the client.
-		secureHeadersTo(w, a.redirectURI, s.party.Issuer())
+		secureHeaders(w, a.redirectURI, s.party.Issuer())
 	} else {
-		secureHeadersTo(w, a.redirectURI)
+		secureHeaders(w, a.redirectURI)
 	}
 	v := consentView{ID: id, CSRF: s.csrf(id, nonce), Client: a.clientName, RedirectHost: redirectHost(a.redirectURI),
 		AsksWrite: slices.Contains(a.scopes, ScopeWrite), Principal: principal, Toolsets: mcptools.AllToolsets, Error: problem}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // harness is a vault served over HTTP on loopback with the authorization
@@ -39,6 +41,14 @@ type harness struct {
 }
 
 const testPassword = "correct horse battery staple"
+
+// The tests sign in dozens of times; under the race detector a bcrypt
+// check at the real cost takes seconds. The cost is the only change: the
+// hashing, the file and the checks are the real ones.
+func TestMain(m *testing.M) {
+	passwordCost = bcrypt.MinCost
+	os.Exit(m.Run())
+}
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()

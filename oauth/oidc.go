@@ -108,7 +108,6 @@ func (s *Server) sendToProvider(w http.ResponseWriter, r *http.Request, a *authR
 
 // oidcCallback is where the provider sends the person back.
 func (s *Server) oidcCallback(w http.ResponseWriter, r *http.Request) {
-	secureHeaders(w)
 	q := r.URL.Query()
 	s.requests.mu.Lock()
 	via := s.viaState[q.Get("state")]

@@ -32,22 +32,16 @@ func MergeAccess(base, ours, theirs []byte) ([]byte, []string, error) {
 	}
 	m := &Access{Owner: o.Owner, Members: map[string]map[string]string{}, Banks: map[string][]string{}}
 	var said []string
-	switch {
-	case o.Owner == t.Owner, t.Owner == b.Owner:
-	case o.Owner == b.Owner:
-		m.Owner = t.Owner
-	default:
+	if owner, clash := threeWay(b.Owner, o.Owner, t.Owner); !clash {
+		m.Owner = owner
+	} else {
 		said = append(said, fmt.Sprintf("owner: %s here, %s there; %s kept (each machine may name its own in %s)", o.Owner, t.Owner, o.Owner, LocalFile))
 	}
 	for _, who := range unionKeys(b.Members, o.Members, t.Members) {
 		for _, project := range unionKeys(b.Members[who], o.Members[who], t.Members[who]) {
-			bv, ov, tv := b.Members[who][project], o.Members[who][project], t.Members[who][project]
-			v := ov
-			switch {
-			case ov == tv, tv == bv:
-			case ov == bv:
-				v = tv
-			default:
+			ov, tv := o.Members[who][project], t.Members[who][project]
+			v, clash := threeWay(b.Members[who][project], ov, tv)
+			if clash {
 				v = lesserRole(ov, tv)
 				said = append(said, fmt.Sprintf("%s on %s: %s here, %s there; %s kept", who, project, roleWord(ov), roleWord(tv), roleWord(v)))
 			}
@@ -150,13 +144,9 @@ func mergeSignIn(b, o, t *SignInMap, said []string) (*SignInMap, []string) {
 		m.Claim = t.Claim
 	}
 	for _, who := range unionKeys(b.Principals, o.Principals, t.Principals) {
-		bv, ov, tv := b.Principals[who], o.Principals[who], t.Principals[who]
-		v := ov
-		switch {
-		case ov == tv, tv == bv:
-		case ov == bv:
-			v = tv
-		default:
+		ov, tv := o.Principals[who], t.Principals[who]
+		v, clash := threeWay(b.Principals[who], ov, tv)
+		if clash {
 			v = ""
 			said = append(said, fmt.Sprintf("signin %s: %s here, %s there; neither kept (map it again in %s)", who, orNone(ov), orNone(tv), AccessFile))
 		}
@@ -171,6 +161,18 @@ func mergeSignIn(b, o, t *SignInMap, said []string) (*SignInMap, []string) {
 		return nil, said
 	}
 	return m, said
+}
+
+// threeWay is the merge of one value changed from base on either side:
+// the side that changed it, or clash when both changed it differently.
+func threeWay(base, ours, theirs string) (v string, clash bool) {
+	switch {
+	case ours == theirs, theirs == base:
+		return ours, false
+	case ours == base:
+		return theirs, false
+	}
+	return ours, true
 }
 
 func orNone(s string) string {

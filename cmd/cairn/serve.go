@@ -235,15 +235,11 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		fmt.Fprintf(os.Stderr, "cairn: WARNING: --no-auth: every request acts as %s without a token (test mode)\n", id.Principal)
 	}
 	tokens := mcptools.NewTokenStore(root)
-	var as *oauth.Server
-	if o.publicURL != "" {
-		ao := oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens, AllowPrivateDocuments: o.privateDocs, TrustProxy: o.trustProxy}
-		if ao.OIDC, err = o.oidcOptions(); err != nil {
-			return err
-		}
-		if as, err = oauth.New(ao); err != nil {
-			return err
-		}
+	as, err := o.oauthServer(root, tokens)
+	if err != nil {
+		return err
+	}
+	if as != nil {
 		ho.OAuth, ho.PublicURL = as, o.publicURL
 	}
 	svc := mcptools.NewHTTPService(srv, tokens, ho)
@@ -364,6 +360,20 @@ func serveHTTP(ctx context.Context, ln net.Listener, root string, svc *mcptools.
 		hs.Close()
 	}
 	return nil
+}
+
+// oauthServer is the authorization server --public-url asks for (nil
+// without it).
+func (o serveOptions) oauthServer(root string, tokens *mcptools.TokenStore) (*oauth.Server, error) {
+	if o.publicURL == "" {
+		return nil, nil
+	}
+	oidc, err := o.oidcOptions()
+	if err != nil {
+		return nil, err
+	}
+	return oauth.New(oauth.Options{Root: root, PublicURL: o.publicURL, Resources: mcptools.Paths(), Tokens: tokens,
+		AllowPrivateDocuments: o.privateDocs, TrustProxy: o.trustProxy, OIDC: oidc})
 }
 
 // oidcOptions are the --oidc-* flags (nil without them), the secret read
