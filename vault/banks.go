@@ -374,22 +374,13 @@ func (v *Vault) lastFact(bank, factContext string) string {
 		return p
 	}
 	dir := BanksDir + "/" + bank + "/"
-	v.catMu.Lock()
-	type cand struct{ path, id string }
-	var cands []cand
-	for p, e := range v.catalog.entries {
-		if strings.HasPrefix(p, dir) {
-			cands = append(cands, cand{p, e.ID})
-		}
-	}
-	v.catMu.Unlock()
 	best, bestID := "", ""
-	for _, c := range cands {
-		if c.id <= bestID {
+	for path, id := range v.catalog.idsUnder(dir) {
+		if id <= bestID {
 			continue
 		}
-		if f, ok := v.factOf(c.path); ok && f.Context == factContext {
-			best, bestID = c.path, c.id
+		if f, ok := v.factOf(path); ok && f.Context == factContext {
+			best, bestID = path, id
 		}
 	}
 	v.bankLast[key] = best

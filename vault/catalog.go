@@ -25,6 +25,10 @@ import (
 // restart only re-reads the files that changed; the other files are listed
 // again by every scan.
 type catalog struct {
+	// mu guards every field but file, graph and banks (fixed once loaded;
+	// the graphs lock themselves). Only the catalog's own methods take it
+	// (catalogapi.go); the other methods of catalog expect it held.
+	mu      sync.Mutex
 	file    string
 	entries map[string]*catEntry // by path
 	graph   *wikilinks.Graph
@@ -343,7 +347,8 @@ func isOtherFile(p string) bool {
 	return !strings.HasSuffix(p, ".md") && !hiddenSegment(p) && !ignorable(baseName(p))
 }
 
-// pathOf is the path of a note id ("" when unknown).
+// pathOf is the path of a note id ("" when unknown). It needs no lock of
+// the catalog's: the graph locks itself.
 func (c *catalog) pathOf(id string) string {
 	if n, ok := c.graph.Note(id); ok {
 		return n.Path
@@ -354,14 +359,7 @@ func (c *catalog) pathOf(id string) string {
 // entry returns the catalog's entry for a path (nil when unknown); with
 // load, a path the catalog does not know yet is read first.
 func (v *Vault) entry(p string, load bool) *catEntry {
-	v.catMu.Lock()
-	defer v.catMu.Unlock()
-	e := v.catalog.entries[p]
-	if e == nil && load {
-		v.catalog.update(v.root, p)
-		e = v.catalog.entries[p]
-	}
-	return e
+	return v.catalog.lookup(v.root, p, load)
 }
 
 // adoptID gives a parsed note the id the catalog knows it by. For a copy

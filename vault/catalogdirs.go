@@ -1,5 +1,7 @@
 package vault
 
+import "maps"
+
 // dirTally is what the catalog holds of one folder's notes (not of its
 // subfolders'): how many, their tags, types and categories with how many
 // notes carry each, and which are pinned. The catalog keeps one per folder
@@ -12,6 +14,12 @@ type dirTally struct {
 	types      map[string]int
 	categories map[string]int
 	pinned     map[string]bool
+}
+
+// clone is a copy of t that later puts and removals do not change.
+func (t *dirTally) clone() dirTally {
+	return dirTally{notes: t.notes, tags: maps.Clone(t.tags), types: maps.Clone(t.types),
+		categories: maps.Clone(t.categories), pinned: maps.Clone(t.pinned)}
 }
 
 // tally adds (sign 1) or takes away (sign -1) the entry e at path p from
@@ -67,7 +75,7 @@ func adjustCount(m map[string]int, k string, sign int) map[string]int {
 }
 
 // dirsUnder calls f with every folder at or below dir that holds notes.
-// The caller holds catMu.
+// The caller holds the catalog's lock.
 func (c *catalog) dirsUnder(dir string, f func(d string, t *dirTally)) {
 	for d, t := range c.dirs {
 		if d == dir || dir == "" || len(d) > len(dir) && d[len(dir)] == '/' && d[:len(dir)] == dir {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -131,15 +132,8 @@ func (v *Vault) noteHead(hash string, paths []string) error {
 	v.mu.Lock()
 	v.knownHead = hash
 	v.mu.Unlock()
-	markers := false
-	v.catMu.Lock()
-	for _, p := range paths {
-		if isNotePath(p) {
-			v.catalog.update(v.root, p)
-		}
-		markers = markers || baseName(p) == ProjectMarker
-	}
-	v.catMu.Unlock()
+	v.catalog.refresh(v.root, paths)
+	markers := slices.ContainsFunc(paths, func(p string) bool { return baseName(p) == ProjectMarker })
 	var err error
 	if markers {
 		err = v.rescan()

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
@@ -43,13 +42,7 @@ func (v *Vault) staleConflictLinks(n *Note) []string {
 // every note's conflicts list (the key goes when none is left), in one
 // commit, and returns the notes changed.
 func (v *Vault) removeStaleConflictLinks() ([]string, error) {
-	v.catMu.Lock()
-	paths := make([]string, 0, len(v.catalog.entries))
-	for p := range v.catalog.entries {
-		paths = append(paths, p)
-	}
-	v.catMu.Unlock()
-	sort.Strings(paths)
+	paths := v.catalog.paths()
 	var changes []gitstore.Change
 	var done []string
 	for _, p := range paths {

@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -70,13 +69,7 @@ func (v *Vault) Doctor() []Finding {
 	var broken, conflicts, resolved, legacy []string
 	notes := 0
 	bodyLine := map[string]int{} // path → lines before the body (the frontmatter's)
-	v.catMu.Lock()
-	paths := make([]string, 0, len(v.catalog.entries))
-	for p := range v.catalog.entries {
-		paths = append(paths, p)
-	}
-	v.catMu.Unlock()
-	sort.Strings(paths)
+	paths := v.catalog.paths()
 	for _, p := range paths {
 		notes++
 		data, err := readFileNoFollow(v.abs(p))
@@ -161,9 +154,7 @@ func (v *Vault) unresolvedConflict(n *Note) string {
 	}
 	orig := ""
 	if id := n.scalar("conflict_of"); id != "" {
-		v.catMu.Lock()
-		orig = v.catalog.pathOf(id)
-		v.catMu.Unlock()
+		orig = v.pathOf(id)
 	}
 	if orig == "" {
 		if stem, _, ok := strings.Cut(n.Path, " (conflict "); ok {

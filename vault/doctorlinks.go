@@ -21,8 +21,8 @@ func (v *Vault) linkFindings(bodyLine map[string]int) []Finding {
 	var out []Finding
 	unresolved, ambiguous, cairnOnly := 0, 0, 0
 	format := v.linkSettings().Format
-	for _, e := range v.catalog.graph.Audit() {
-		src := v.catalog.pathOf(e.From)
+	for _, e := range v.graph().Audit() {
+		src := v.pathOf(e.From)
 		where := linkPlace(src, e.Link, bodyLine[src])
 		switch {
 		case e.Status == wikilinks.Ambiguous:
@@ -50,7 +50,7 @@ func (v *Vault) linkFindings(bodyLine map[string]int) []Finding {
 func (v *Vault) ambiguousMessage(where, src, format string, e wikilinks.Edge) string {
 	var paths []string
 	for _, id := range e.Candidates {
-		paths = append(paths, v.catalog.pathOf(id))
+		paths = append(paths, v.pathOf(id))
 	}
 	paths = append(paths, e.Files...)
 	if e.Obsidian == wikilinks.ObsidianAmbiguous {
@@ -65,7 +65,7 @@ func (v *Vault) ambiguousMessage(where, src, format string, e wikilinks.Edge) st
 // that Obsidian opens the file at path: l in its own form (a Markdown link
 // stays one), its path as a new link in the vault's format would be.
 func (v *Vault) suggestLink(l wikilinks.Link, src, path, format string) string {
-	t, ok := v.catalog.graph.NewLinkText(path, src, format, l.Form == wikilinks.FormMarkdown)
+	t, ok := v.graph().NewLinkText(path, src, format, l.Form == wikilinks.FormMarkdown)
 	if !ok {
 		return fmt.Sprintf("no link can name %s (its name holds a character links cannot carry): rename it", path)
 	}

@@ -31,18 +31,7 @@ type IDCopy struct {
 // the catalog's choice (idOrder), so a repair moves no id the vault has
 // handed out.
 func (v *Vault) DuplicateIDs() []IDCopy {
-	var out []IDCopy
-	v.catMu.Lock()
-	for id, set := range v.catalog.idPaths {
-		if len(set) < 2 {
-			continue
-		}
-		paths := idOrder(set)
-		for _, p := range paths[1:] {
-			out = append(out, IDCopy{ID: id, Kept: paths[0], Path: p, NewID: copyID(id, p)})
-		}
-	}
-	v.catMu.Unlock()
+	out := v.catalog.duplicateIDs()
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
@@ -133,16 +122,7 @@ func (v *Vault) RepairDuplicateIDs(tool string, changed []string) ([]IDCopy, err
 // readChanged brings the catalog up to date for paths written outside the
 // vault's own commits (a sync's), before its ids are compared.
 func (v *Vault) readChanged(paths []string) {
-	n := 0
-	v.catMu.Lock()
-	for _, p := range paths {
-		if isNotePath(p) {
-			v.catalog.update(v.root, p)
-			n++
-		}
-	}
-	v.catMu.Unlock()
-	if n > 0 {
+	if v.catalog.refresh(v.root, paths) > 0 {
 		v.indexSoon()
 	}
 }

@@ -23,8 +23,8 @@ import (
 // over largeNoteBytes are the exception: they are indexed in the
 // background lane (indexlane.go), and searches do not wait for them.
 //
-// Lock order: rebuildMu, then useMu, then mu, then catMu (and what
-// follows catMu); openMu and laneMu are taken last, with nothing taken
+// Lock order: rebuildMu, then useMu, then mu, then the catalog's (which
+// takes only the graphs' after it); openMu and laneMu are taken last, with nothing taken
 // under them.
 type searchState struct {
 	// rebuildMu: one Rebuild at a time. Close takes it too, so it waits
@@ -166,26 +166,26 @@ func (v *Vault) syncLocked(ix *search.Index, full bool, force map[string]bool) e
 		full = full || v.index.projects == nil || projectsDiffer(ps, v.index.projects)
 		v.index.projects = ps
 	}
-	v.catMu.Lock()
-	paths := v.pathsToSync(ix, full, force)
-	v.catalog.changed = map[string]bool{}
+	paths, stamps := v.pathsToSync(ix, full, force)
 	if job := v.index.job; job != nil {
 		for p := range paths {
 			job.dirty[p] = true // a Rebuild's new index holds what it read before
 		}
 	}
+	// Long notes, and paths the lane holds, go to the lane.
 	var todo, gone, long []string
 	for p, exists := range paths {
-		if exists {
-			todo = append(todo, p)
-		} else {
+		switch {
+		case !exists:
 			gone = append(gone, p)
+		case stamps[p].large:
+			long = append(long, p)
+		default:
+			todo = append(todo, p)
 		}
 	}
-	// Long notes, and paths the lane holds, go to the lane.
 	todo, long = v.splitLong(todo, long)
 	gone, long = v.splitLong(gone, long)
-	v.catMu.Unlock()
 	v.queueLarge(long, false)
 	if len(todo) == 0 && len(gone) == 0 {
 		return nil
@@ -194,43 +194,42 @@ func (v *Vault) syncLocked(ix *search.Index, full bool, force map[string]bool) e
 	sort.Strings(gone)
 	if err := v.applyIndex(ix, todo, gone); err != nil {
 		// Not indexed: try these paths again at the next update.
-		v.catMu.Lock()
-		for _, p := range append(todo, gone...) {
-			v.catalog.changed[p] = true
-		}
-		v.catMu.Unlock()
+		v.catalog.giveBack(append(todo, gone...))
 		return err
 	}
 	return nil
 }
 
 // pathsToSync are the paths syncLocked updates, each with whether the
-// catalog holds it (else it leaves the index). The caller holds catMu.
-func (v *Vault) pathsToSync(ix *search.Index, full bool, force map[string]bool) map[string]bool {
+// catalog holds it (else it leaves the index), and the catalog's stamps of
+// those it holds. The paths changed since the last update are taken from
+// the catalog: the caller gives them back if it cannot index them.
+func (v *Vault) pathsToSync(ix *search.Index, full bool, force map[string]bool) (map[string]bool, map[string]noteStamp) {
+	changed, stamps := v.catalog.takeChanged(force, full)
 	out := map[string]bool{}
 	if full {
 		indexed := ix.Versions()
-		for p, e := range v.catalog.entries {
+		for p, st := range stamps {
 			ver, ok := indexed[p]
-			if !ok || ver != stampVersion(e) || !v.sameScope(ix, p) {
+			if !ok || ver != st.version || !v.sameScope(ix, p) {
 				out[p] = true
 			}
 		}
 		for p := range indexed {
-			if v.catalog.entries[p] == nil {
+			if _, ok := stamps[p]; !ok {
 				out[p] = false
 			}
 		}
 	}
 	if !full || force != nil {
-		for p := range v.catalog.changed {
-			out[p] = v.catalog.entries[p] != nil
+		for p := range changed {
+			_, out[p] = stamps[p]
 		}
 	}
 	for p := range force {
-		out[p] = v.catalog.entries[p] != nil
+		_, out[p] = stamps[p]
 	}
-	return out
+	return out, stamps
 }
 
 // applyIndex indexes todo and removes gone, then re-indexes the sequence
@@ -274,29 +273,26 @@ func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
 			return err
 		}
 	}
-	var extra, long []string
-	v.catMu.Lock()
+	var cands []string
 	for q := range neighbours {
-		if !done[q] && v.catalog.entries[q] != nil {
-			extra = append(extra, q)
+		if !done[q] {
+			cands = append(cands, q)
 		}
 	}
-	extra, long = v.splitLong(extra, long)
-	v.catMu.Unlock()
+	extra, long := v.splitLong(v.catalog.bySize(cands))
 	v.queueLarge(long, true) // their context changed, not their version
-	sort.Strings(extra)
 	if len(extra) == 0 {
 		return nil
 	}
 	return ix.Apply(v.searchDocs(extra), nil)
 }
 
-// splitLong moves the paths of long notes, and those the lane holds, from
-// paths to long. The caller holds catMu.
+// splitLong moves the paths the lane holds from paths to long (which
+// holds the large notes already).
 func (v *Vault) splitLong(paths, long []string) ([]string, []string) {
 	keep := paths[:0]
 	for _, p := range paths {
-		if isLarge(v.catalog.entries[p]) || v.inLane(p) {
+		if v.inLane(p) {
 			long = append(long, p)
 		} else {
 			keep = append(keep, p)

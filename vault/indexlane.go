@@ -42,8 +42,7 @@ type indexLane struct {
 // not wait for it, and that a newer version is not overtaken.
 var laneHook func(path string)
 
-// isLarge says whether a catalog entry is indexed in the lane. The caller
-// holds catMu.
+// isLarge says whether a catalog entry is indexed in the lane.
 func isLarge(e *catEntry) bool { return e != nil && e.Size > largeNoteBytes }
 
 // inLane says whether p is queued or being indexed in the lane.
@@ -203,24 +202,15 @@ func (v *Vault) reindexNeighbours(p string, qs []string) error {
 	if v.index.closed || v.index.stopping.Load() {
 		return nil
 	}
-	var short, long []string
+	var cands []string
 	seen := map[string]bool{p: true}
-	v.catMu.Lock()
 	for _, q := range qs {
-		if seen[q] {
-			continue
-		}
-		seen[q] = true
-		switch e := v.catalog.entries[q]; {
-		case e == nil:
-		case isLarge(e) || v.inLane(q):
-			long = append(long, q)
-		default:
-			short = append(short, q)
+		if !seen[q] {
+			seen[q] = true
+			cands = append(cands, q)
 		}
 	}
-	v.catMu.Unlock()
-	sort.Strings(short)
+	short, long := v.splitLong(v.catalog.bySize(cands))
 	v.queueLarge(long, true)
 	ix := v.index.ix.Load()
 	if ix == nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
@@ -168,13 +167,7 @@ func (v *Vault) migrateAllLinks() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.catMu.Lock()
-	paths := make([]string, 0, len(v.catalog.entries))
-	for p := range v.catalog.entries {
-		paths = append(paths, p)
-	}
-	v.catMu.Unlock()
-	sort.Strings(paths)
+	paths := v.catalog.paths()
 	var changes []gitstore.Change
 	var done []string
 	for _, p := range paths {

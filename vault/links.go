@@ -50,7 +50,7 @@ type Links struct {
 }
 
 func (v *Vault) noteRef(id string) NoteRef {
-	n, _ := v.catalog.graph.Note(id)
+	n, _ := v.graph().Note(id)
 	return NoteRef{ID: id, Path: n.Path, Title: n.Title}
 }
 
@@ -59,7 +59,7 @@ func (v *Vault) noteRef(id string) NoteRef {
 func (v *Vault) links(c Caller, id string) *Links {
 	vis := v.visibleTo(c)
 	out := &Links{Outgoing: []OutLink{}, Incoming: []InLink{}}
-	for _, e := range v.catalog.graph.Outgoing(id, vis) {
+	for _, e := range v.graph().Outgoing(id, vis) {
 		ol := OutLink{Type: e.Type, Target: e.Target, Fragment: e.Fragment, Label: e.Label, Typed: e.Typed, Form: e.Form, Line: e.Line,
 			Status: e.Status, How: e.How, Obsidian: e.Obsidian}
 		switch {
@@ -76,7 +76,7 @@ func (v *Vault) links(c Caller, id string) *Links {
 		}
 		out.Outgoing = append(out.Outgoing, ol)
 	}
-	for _, e := range v.catalog.graph.Incoming(id, vis) {
+	for _, e := range v.graph().Incoming(id, vis) {
 		out.Incoming = append(out.Incoming, InLink{Type: e.Type, From: v.noteRef(e.From), Fragment: e.Fragment, Typed: e.Typed})
 	}
 	return out

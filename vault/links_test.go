@@ -108,11 +108,12 @@ func TestSampleVaultLinksResolveLikeObsidian(t *testing.T) {
 	defer v.Close()
 	var unresolved []string
 	total := 0
-	for _, e := range v.catalog.graph.Unresolved() {
+	for _, e := range v.graph().Unresolved() {
 		unresolved = append(unresolved, e.Target+" ("+e.Status+")")
 	}
-	v.catMu.Lock()
-	for _, e := range v.catalog.entries {
+	paths := v.catalog.paths()
+	for _, p := range paths {
+		e := v.entry(p, false)
 		total += len(e.Links)
 		for _, l := range e.Links {
 			if strings.Contains(l.Target, "Not a link") || strings.Contains(l.Target, "Not either") {
@@ -120,12 +121,11 @@ func TestSampleVaultLinksResolveLikeObsidian(t *testing.T) {
 			}
 		}
 	}
-	for p := range v.catalog.entries {
+	for _, p := range paths {
 		if strings.HasPrefix(p, ".obsidian") {
 			t.Errorf(".obsidian file indexed: %s", p)
 		}
 	}
-	v.catMu.Unlock()
 	if strings.Join(unresolved, ", ") != "Partner program (unresolved), Tarifs 2028 (unresolved)" {
 		t.Fatalf("unresolved links: %v", unresolved)
 	}

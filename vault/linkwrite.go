@@ -145,9 +145,9 @@ func (v *Vault) prepareLink(c Caller, e *edits, arg string, l LinkArgs) (path, t
 		if err := checkTitleRef(arg+"toTitle", target); err != nil {
 			return "", "", "", err
 		}
-		if r := v.catalog.graph.ResolveFor(target, v.visibleTo(c)); r.Status == wikilinks.Resolved {
+		if r := v.graph().ResolveFor(target, v.visibleTo(c)); r.Status == wikilinks.Resolved {
 			toID = r.ID
-			if !sameSpace(v, p, v.catalog.pathOf(r.ID)) {
+			if !sameSpace(v, p, v.pathOf(r.ID)) {
 				return "", "", "", argErr(arg+"toTitle", "%q names a note in another space; links stay within one space", target)
 			}
 		}
@@ -196,7 +196,7 @@ func hasTypedLink(n *Note, typ, target, toID string, v *Vault) bool {
 			return true
 		}
 		if toID != "" {
-			if r := v.catalog.graph.ResolveFrom(n.Path, l.Target, nil); r.Status == wikilinks.Resolved && r.ID == toID {
+			if r := v.graph().ResolveFrom(n.Path, l.Target, nil); r.Status == wikilinks.Resolved && r.ID == toID {
 				return true
 			}
 		}

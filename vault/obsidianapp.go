@@ -83,7 +83,7 @@ func (v *Vault) linkSettingsFinding() Finding {
 // that file (wikilinks.NewLinkText); pending are notes the same write
 // creates. A file no link can name is refused, naming arg.
 func (v *Vault) linkText(arg, src, path string, markdown bool, pending ...wikilinks.Note) (string, error) {
-	if t, ok := v.catalog.graph.NewLinkText(path, src, v.linkSettings().Format, markdown, pending...); ok {
+	if t, ok := v.graph().NewLinkText(path, src, v.linkSettings().Format, markdown, pending...); ok {
 		return t, nil
 	}
 	return "", argErr(arg, "%s cannot be linked so that Obsidian opens it (a link cannot hold # | [ ] ^ of its name, or another file's path differs from it only by case); rename it first", path)

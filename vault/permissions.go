@@ -66,13 +66,11 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 	}
 	ps := v.projectSet()
 	counts := map[*Project]int{}
-	v.catMu.Lock()
-	v.catalog.dirsUnder("", func(d string, t *dirTally) {
+	for d, n := range v.catalog.noteCounts("") {
 		if pr := ps.of(d); pr != nil {
-			counts[pr] += t.notes
+			counts[pr] += n
 		}
-	})
-	v.catMu.Unlock()
+	}
 	var out []ProjectAccess
 	for _, pr := range ps.list {
 		r := v.projectRole(c, a, pr)

@@ -53,16 +53,16 @@ func (v *Vault) resolve(c Caller, arg, ref string) (string, error) {
 }
 
 func (v *Vault) lookup(c Caller, arg, ref string) (string, error) {
-	r := v.catalog.graph.ResolveFor(ref, v.visibleTo(c))
+	r := v.graph().ResolveFor(ref, v.visibleTo(c))
 	switch r.Status {
 	case wikilinks.Resolved:
-		if p := v.catalog.pathOf(r.ID); p != "" {
+		if p := v.pathOf(r.ID); p != "" {
 			return p, nil
 		}
 	case wikilinks.Ambiguous:
 		var paths []string
 		for _, id := range r.Candidates {
-			paths = append(paths, v.catalog.pathOf(id))
+			paths = append(paths, v.pathOf(id))
 		}
 		return "", argErr(arg, "%q is ambiguous: %d notes have that %s (%s); pass an id or a path", ref, len(paths), r.How, strings.Join(paths, ", "))
 	}

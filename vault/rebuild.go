@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"syscall"
 	"time"
 
@@ -209,18 +208,7 @@ func (v *Vault) dropRebuild(nix *search.Index, side string) {
 // the running ones go first (at most laneYield), as the lane does. Close
 // stops it at its next step.
 func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string, int, int)) error {
-	v.catMu.Lock()
-	var short, long []string
-	for p, e := range v.catalog.entries {
-		if isLarge(e) {
-			long = append(long, p)
-		} else {
-			short = append(short, p)
-		}
-	}
-	v.catMu.Unlock()
-	sort.Strings(short)
-	sort.Strings(long)
+	short, long := v.catalog.allBySize()
 	total, done := len(short)+len(long), 0
 	next := func(n int) error {
 		if n > 0 {

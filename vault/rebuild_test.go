@@ -196,13 +196,7 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 	}
 	searchT(t, v, owner, SearchArgs{Query: "anything"}) // indexes the last background writes
 	waitLaneT(t, v)
-	v.catMu.Lock()
-	var paths []string
-	for p := range v.catalog.entries {
-		paths = append(paths, p)
-	}
-	v.catMu.Unlock()
-	for _, p := range paths {
+	for _, p := range v.catalog.paths() {
 		if !v.Indexed(p) {
 			t.Errorf("%s is not in the new index at its version", p)
 		}

@@ -152,9 +152,9 @@ func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, bud
 		for _, out := range []bool{true, false} {
 			var edges []wikilinks.Edge
 			if out {
-				edges = v.catalog.graph.Outgoing(e.ID, vis)
+				edges = v.graph().Outgoing(e.ID, vis)
 			} else {
-				edges = v.catalog.graph.Incoming(e.ID, vis)
+				edges = v.graph().Incoming(e.ID, vis)
 			}
 			for _, ed := range edges {
 				id := ed.From
@@ -164,7 +164,7 @@ func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, bud
 					}
 					id = ed.ID
 				}
-				p := v.catalog.pathOf(id)
+				p := v.pathOf(id)
 				if p == "" || p == h.Path {
 					continue
 				}

@@ -15,14 +15,12 @@ import (
 // resolvedLinks maps "source id #i" → target id for every link that resolves.
 func resolvedLinks(v *Vault) map[string]string {
 	out := map[string]string{}
-	v.catMu.Lock()
 	var ids []string
-	for _, e := range v.catalog.entries {
-		ids = append(ids, e.ID)
+	for _, p := range v.catalog.paths() {
+		ids = append(ids, v.entry(p, false).ID)
 	}
-	v.catMu.Unlock()
 	for _, id := range ids {
-		for i, e := range v.catalog.graph.Outgoing(id, nil) {
+		for i, e := range v.graph().Outgoing(id, nil) {
 			if e.Status == wikilinks.Resolved {
 				out[fmt.Sprintf("%s #%d", id, i)] = e.ID
 			}

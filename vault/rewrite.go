@@ -89,8 +89,8 @@ func (e *edits) move(from, to string) error {
 func (e *edits) follow() error {
 	own := map[string]map[string]keptAs{}
 	readers := e.v.newReaderCheck()
-	for _, sh := range e.v.catalog.graph.WhatIfMoved(e.planned(), nil, e.files, nil) {
-		src := e.v.catalog.pathOf(sh.From)
+	for _, sh := range e.v.graph().WhatIfMoved(e.planned(), nil, e.files, nil) {
+		src := e.v.pathOf(sh.From)
 		if sh.Keep == "" || src == "" || e.v.roleAt(e.c, src) < RoleWrite {
 			continue
 		}

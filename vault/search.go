@@ -219,9 +219,7 @@ func (v *Vault) SemanticSearch() bool {
 
 // NoteCount is the number of notes in the vault.
 func (v *Vault) NoteCount() int {
-	v.catMu.Lock()
-	defer v.catMu.Unlock()
-	return len(v.catalog.entries)
+	return v.catalog.count()
 }
 
 // runSearch runs a query on the index, brought up to date with every note

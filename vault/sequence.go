@@ -30,7 +30,7 @@ const contextBytes = 600
 // note, another project) must never be one, whoever wrote the link.
 func (v *Vault) sequenceOf(p string, n *Note) []string {
 	scope, _, _ := v.scopeOf(p)
-	g := v.catalog.graphFor(p) // v.catalog is fixed after Open; the graph locks itself
+	g := v.graphFor(p)
 	seen := map[string]bool{p: true}
 	var out []string
 	add := func(q string) {

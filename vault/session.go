@@ -222,10 +222,9 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 	folders := map[string]bool{}
 	var pinned []string
 	ps := v.projectSet()
-	v.catMu.Lock()
-	v.catalog.dirsUnder(pr.Dir, func(d string, t *dirTally) {
+	for d, t := range v.catalog.tallies(pr.Dir) {
 		if ps.of(d) != pr { // a sub-project's folder
-			return
+			continue
 		}
 		s.NoteCount += t.notes
 		if d != pr.Dir {
@@ -238,8 +237,7 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 		for p := range t.pinned {
 			pinned = append(pinned, p)
 		}
-	})
-	v.catMu.Unlock()
+	}
 	for f := range folders {
 		s.Folders = append(s.Folders, f)
 	}

@@ -48,11 +48,9 @@ func (v *Vault) waitQuiet(p string) error {
 // or deleted on disk and not yet committed.
 func (v *Vault) Uncommitted() ([]string, error) {
 	cands := map[string]bool{}
-	v.catMu.Lock()
-	for p := range v.catalog.entries {
+	for _, p := range v.catalog.paths() {
 		cands[p] = true
 	}
-	v.catMu.Unlock()
 	tracked, err := v.store.Paths()
 	if err != nil {
 		return nil, err
@@ -116,15 +114,9 @@ func (v *Vault) takeStoreRecoveries() []gitstore.RecoveryReport {
 	if len(reps) == 0 {
 		return nil
 	}
-	v.catMu.Lock()
 	for _, r := range reps {
-		for _, p := range r.Paths {
-			if isNotePath(p) {
-				v.catalog.update(v.root, p)
-			}
-		}
+		v.catalog.refresh(v.root, r.Paths)
 	}
-	v.catMu.Unlock()
 	v.indexSoon()
 	return reps
 }

@@ -175,16 +175,7 @@ func normWords(s string) string { return strings.ToLower(strings.Join(strings.Fi
 func (v *Vault) sameThought(principal, space, text string) (id, path string) {
 	dir := thoughtsDir(principal, space) + "/"
 	want := normWords(text)
-	v.catMu.Lock()
-	var paths []string
-	for p := range v.catalog.entries {
-		if strings.HasPrefix(p, dir) {
-			paths = append(paths, p)
-		}
-	}
-	v.catMu.Unlock()
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range v.catalog.pathsUnder(dir) {
 		data, err := readFileNoFollow(v.abs(p))
 		if err != nil {
 			continue
@@ -393,13 +384,13 @@ func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space stri
 			}
 		}
 		if e := v.entry(d.ev.Path, false); e != nil {
-			for _, ed := range v.catalog.graph.Outgoing(e.ID, nil) {
+			for _, ed := range v.graph().Outgoing(e.ID, nil) {
 				if ed.Status == wikilinks.Resolved {
-					linked[v.catalog.pathOf(ed.ID)] = d.ev.ID
+					linked[v.pathOf(ed.ID)] = d.ev.ID
 				}
 			}
-			for _, ed := range v.catalog.graph.Incoming(e.ID, nil) {
-				linked[v.catalog.pathOf(ed.From)] = d.ev.ID
+			for _, ed := range v.graph().Incoming(e.ID, nil) {
+				linked[v.pathOf(ed.From)] = d.ev.ID
 			}
 		}
 	}

@@ -55,8 +55,8 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 	}
 	keep := map[string]map[string]keptAs{} // source path → target as written → how to rewrite it
 	readers := v.newReaderCheck()
-	for _, sh := range v.catalog.graph.WhatIfMoved(set, nil, e.files, nil) {
-		src := v.catalog.pathOf(sh.From)
+	for _, sh := range v.graph().WhatIfMoved(set, nil, e.files, nil) {
+		src := v.pathOf(sh.From)
 		if src == "" {
 			continue
 		}
@@ -65,7 +65,7 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 		case sh.Before.ID == "":
 			to = orDefault(e.files[sh.Before.Path], sh.Before.Path)
 		case to == "":
-			to = v.catalog.pathOf(sh.Before.ID)
+			to = v.pathOf(sh.Before.ID)
 		}
 		ok := sh.Keep != "" && readers.allMayRead(src, to)
 		if ok {
@@ -100,8 +100,8 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 	set = e.keepAll(set, keep)
 	// What a rewrite could not reach (a link written so that its text
 	// cannot be found again) is left, and said, like the rest.
-	for _, sh := range v.catalog.graph.WhatIfMoved(set, nil, e.files, nil) {
-		if src := v.catalog.pathOf(sh.From); src != "" && !e.left[src] {
+	for _, sh := range v.graph().WhatIfMoved(set, nil, e.files, nil) {
+		if src := v.pathOf(sh.From); src != "" && !e.left[src] {
 			if mayRefuse && sees[[2]string{sh.From, sh.Target}] {
 				return v.refusal(arg, what, instead, []wikilinks.Shift{sh})
 			}
@@ -115,9 +115,9 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 // by source and target), and among them those in notes it may write.
 func (e *edits) seenShifts(set []wikilinks.Note) (inWritable []wikilinks.Shift, sees map[[2]string]bool) {
 	sees = map[[2]string]bool{}
-	for _, sh := range e.v.catalog.graph.WhatIfMoved(set, nil, e.files, e.v.visibleTo(e.c)) {
+	for _, sh := range e.v.graph().WhatIfMoved(set, nil, e.files, e.v.visibleTo(e.c)) {
 		sees[[2]string{sh.From, sh.Target}] = true
-		if e.v.roleAt(e.c, e.v.catalog.pathOf(sh.From)) >= RoleWrite {
+		if e.v.roleAt(e.c, e.v.pathOf(sh.From)) >= RoleWrite {
 			inWritable = append(inWritable, sh)
 		}
 	}
@@ -156,7 +156,7 @@ func (v *Vault) refusal(arg, what, instead string, shifts []wikilinks.Shift) err
 		change = "point to another note"
 	}
 	return argErr(arg, "%s would change what %d link(s) in other notes point to (for example [[%s]] in %s would %s); choose another %s",
-		what, len(shifts), sh.Target, v.catalog.pathOf(sh.From), change, instead)
+		what, len(shifts), sh.Target, v.pathOf(sh.From), change, instead)
 }
 
 // readerCheck answers whether everyone who may read one note may read

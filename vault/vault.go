@@ -60,10 +60,10 @@ type Vault struct {
 	root  string
 	store *gitstore.Store
 
-	// Lock order: catMu, then the link graph's own lock, then mu. The
-	// graph calls back into access checks (mu) while it holds its lock, so
-	// nothing may take catMu or touch the graph while holding mu.
-	catMu   sync.Mutex // guards catalog
+	// catalog locks itself (catalogapi.go) and calls out only to the link
+	// graphs, which lock themselves. The graph calls back into access
+	// checks (mu) while it holds its lock, so nothing may ask the catalog
+	// or the graph anything while holding mu.
 	catalog *catalog
 
 	visitMu sync.Mutex // serialises updates of the last-visit marks
@@ -221,11 +221,9 @@ func (v *Vault) Close() error {
 	if cerr := v.closeIndex(); err == nil {
 		err = cerr
 	}
-	v.catMu.Lock()
-	if cerr := v.catalog.save(); err == nil {
+	if cerr := v.catalog.persist(); err == nil {
 		err = cerr
 	}
-	v.catMu.Unlock()
 	v.releaseHostLock()
 	return err
 }
@@ -241,9 +239,7 @@ func (v *Vault) Persist() error {
 			return err
 		}
 	}
-	v.catMu.Lock()
-	defer v.catMu.Unlock()
-	return v.catalog.save()
+	return v.catalog.persist()
 }
 
 func (v *Vault) takeHostLock() error {
@@ -350,9 +346,7 @@ func (v *Vault) rescan() error {
 // rescanChanged is rescan, returning the note paths whose file changed
 // (size or mtime) or disappeared since the last scan.
 func (v *Vault) rescanChanged() ([]string, error) {
-	v.catMu.Lock()
-	since := v.catalog.gen
-	v.catMu.Unlock()
+	since := v.catalog.generation()
 	began := time.Now()
 	var markers []string
 	seen := map[string]fileStamp{}
@@ -401,10 +395,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 		return nil, fmt.Errorf("scan vault: %w", err)
 	}
 	ps := newProjectSet(v.root, markers)
-	v.catMu.Lock()
-	changed := v.catalog.sync(v.root, seen, since)
-	v.catalog.syncFiles(others)
-	v.catMu.Unlock()
+	changed := v.catalog.syncScan(v.root, seen, others, since)
 	v.mu.Lock()
 	v.projects = ps
 	v.scannedAt = time.Now()

@@ -271,34 +271,6 @@ func (v *Vault) pendStray(pending map[string]time.Time, report func(error)) {
 	}
 }
 
-// knownUnder are the notes and files the catalog holds under rel, a path
-// that is no folder now: a folder renamed, removed or replaced by a file
-// takes them with it. A path the catalog knows as a note or a file was no
-// folder, and is answered without a scan: every note written sends the
-// watcher its path, and scanning 100,000 entries for each took
-// milliseconds and held 100 MiB of garbage during a burst of writes
-// (issue 16).
-func (v *Vault) knownUnder(rel string) []string {
-	v.catMu.Lock()
-	defer v.catMu.Unlock()
-	if v.catalog.entries[rel] != nil || v.catalog.files[rel] {
-		return nil
-	}
-	prefix := rel + "/"
-	var out []string
-	for p := range v.catalog.entries {
-		if strings.HasPrefix(p, prefix) {
-			out = append(out, p)
-		}
-	}
-	for p := range v.catalog.files {
-		if strings.HasPrefix(p, prefix) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // ignorable are the temporary and swap files editors write beside notes.
 func ignorable(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") || strings.HasPrefix(name, "#") ||
@@ -334,7 +306,7 @@ func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []str
 			continue
 		}
 		notes = append(notes, rel)
-		notes = append(notes, v.knownUnder(rel)...)
+		notes = append(notes, v.catalog.knownUnder(rel)...)
 	}
 	sort.Strings(notes)
 	ign := v.ignoreMatcher()
@@ -350,18 +322,14 @@ func (v *Vault) lookAt(batch map[string]time.Time, watchTree func(string)) []str
 		}
 		if !seen[p] && isOtherFile(p) && !ignored(ign, p, false) {
 			seen[p] = true
-			v.catMu.Lock()
-			v.catalog.updateFile(v.root, p) // an attachment added or removed: links to it resolve or not
-			v.catMu.Unlock()
+			v.catalog.refreshFile(v.root, p) // an attachment added or removed: links to it resolve or not
 			continue
 		}
 		if seen[p] || !isNotePath(p) || ignored(ign, p, false) {
 			continue
 		}
 		seen[p] = true
-		v.catMu.Lock()
-		v.catalog.update(v.root, p)
-		v.catMu.Unlock()
+		v.catalog.refresh(v.root, []string{p})
 		if d, err := v.store.Dirty(p); err == nil && d {
 			dirty = append(dirty, p)
 		}
@@ -428,14 +396,8 @@ func (v *Vault) Reconcile() ([]string, error) {
 // read it: in the link graph and, once the search index is open, in the
 // search index (for tests and benchmarks of the watcher).
 func (v *Vault) Indexed(path string) bool {
-	v.catMu.Lock()
-	e := v.catalog.entries[path]
-	var ver string
-	if e != nil {
-		ver = stampVersion(e)
-	}
-	v.catMu.Unlock()
-	if e == nil {
+	ver, ok := v.catalog.stamp(path)
+	if !ok {
 		return false
 	}
 	ix := v.index.ix.Load()

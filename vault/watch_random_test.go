@@ -144,14 +144,12 @@ func TestEditorsAndAgentsTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v2.Close()
-	v.catMu.Lock()
-	for p, e := range v.catalog.entries {
-		e2 := v2.entry(p, false)
+	for _, p := range v.catalog.paths() {
+		e, e2 := v.entry(p, false), v2.entry(p, false)
 		if e2 == nil || e2.ID != e.ID || e2.Title != e.Title || len(e2.Links) != len(e.Links) {
 			t.Fatalf("catalog entry %s differs from a rebuild", p)
 		}
 	}
-	v.catMu.Unlock()
 	fsck(t, dir)
 }
 
@@ -173,18 +171,15 @@ func indexEqualsRebuild(t *testing.T, v *Vault, queries []string) {
 	}
 	ix, _ := v.SearchIndex()
 	live := ix.Versions()
-	v.catMu.Lock()
-	var paths []string
-	for p, e := range v.catalog.entries {
-		paths = append(paths, p)
-		if live[p] != stampVersion(e) {
-			t.Errorf("index has %s at version %q, the catalog at %q", p, live[p], stampVersion(e))
+	paths := v.catalog.paths()
+	for _, p := range paths {
+		if ver, _ := v.catalog.stamp(p); live[p] != ver {
+			t.Errorf("index has %s at version %q, the catalog at %q", p, live[p], ver)
 		}
 	}
-	if len(live) != len(v.catalog.entries) {
-		t.Errorf("index holds %d documents, the catalog %d notes", len(live), len(v.catalog.entries))
+	if len(live) != len(paths) {
+		t.Errorf("index holds %d documents, the catalog %d notes", len(live), len(paths))
 	}
-	v.catMu.Unlock()
 	fresh, err := search.Open(t.TempDir(), search.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -325,7 +325,7 @@ func (v *Vault) attributeUpkeep(c Caller, e *edits, results []BatchResult) {
 		}
 	}
 	for _, sh := range e.keptShifts {
-		src := v.catalog.pathOf(sh.From)
+		src := v.pathOf(sh.From)
 		if v.roleAt(c, src) < RoleRead {
 			continue
 		}
