@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/mark3labs/mcp-go/client"
 )
 
@@ -87,7 +87,7 @@ func TestHindsightPutAndSearch(t *testing.T) {
 		t.Fatalf("%d fact notes", len(files))
 	}
 	data, _ := os.ReadFile(files[0])
-	n := vault.ParseNote("x.md", data)
+	n := note.Parse("x.md", data)
 	if strings.Contains(string(n.Body), "said in chat") || !strings.Contains(string(data), "explanation: said in chat") || !strings.Contains(string(data), "context: ") {
 		t.Errorf("fact note:\n%s", data)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // remoteOf is the bare repository a vault made by team syncs with.
@@ -30,11 +31,11 @@ func treeOf(t *testing.T, remote string) []string {
 // Aliases added on both sides merge as a union, as tags do.
 func TestFrontmatterAliasesMergeAsAUnion(t *testing.T) {
 	a, b := team(t)
-	before := vault.ParseNote(cdn, []byte(read(t, a, cdn))).Aliases
+	before := note.Parse(cdn, []byte(read(t, a, cdn))).Aliases
 	add := func(alias string) func(string) string {
 		return func(s string) string {
-			n := vault.ParseNote(cdn, []byte(s))
-			n.SetKey("aliases", vault.ListNode(append(append([]string{}, n.Aliases...), alias)))
+			n := note.Parse(cdn, []byte(s))
+			n.SetKey("aliases", note.ListNode(append(append([]string{}, n.Aliases...), alias)))
 			return string(n.Render())
 		}
 	}
@@ -47,7 +48,7 @@ func TestFrontmatterAliasesMergeAsAUnion(t *testing.T) {
 	settled(t, a, b)
 	want := append(append(append([]string{}, before...), "Bob's CDN name"), "Alice's CDN name")
 	for _, v := range []*vault.Vault{a, b} {
-		if got := vault.ParseNote(cdn, []byte(read(t, v, cdn))).Aliases; !slices.Equal(got, want) {
+		if got := note.Parse(cdn, []byte(read(t, v, cdn))).Aliases; !slices.Equal(got, want) {
 			t.Fatalf("%s: aliases %q, want %q", v.Root(), got, want)
 		}
 		owner := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "test"}

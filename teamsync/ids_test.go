@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // byHand writes a note as a person would, long enough ago to be
@@ -42,7 +43,7 @@ func carriers(t *testing.T, v *vault.Vault, id string) string {
 // id, and both clones end with one note per id.
 func TestAnIDThatArrivesTwiceIsGivenToOneNote(t *testing.T) {
 	a, b := team(t)
-	id := vault.NewID()
+	id := note.NewID()
 	infra, handbook := "acme/infra/Standup notes.md", "acme/handbook/Standup notes.md"
 	byHand(t, a, infra, "---\nid: "+id+"\ntype: meeting\n---\n# Standup notes\n\nAlice's copy.\n")
 	byHand(t, b, handbook, "---\nid: "+id+"\ntype: meeting\n---\n# Standup notes (handbook)\n\nBob's copy.\n")
@@ -50,7 +51,7 @@ func TestAnIDThatArrivesTwiceIsGivenToOneNote(t *testing.T) {
 		t.Fatalf("a had no copy: %+v", rep.IDs)
 	}
 	rep := sync(t, b)
-	want := vault.IDCopy{ID: id, Kept: handbook, Path: infra, NewID: vault.DerivedID(infra), Repaired: true}
+	want := vault.IDCopy{ID: id, Kept: handbook, Path: infra, NewID: note.DerivedID(infra), Repaired: true}
 	if len(rep.IDs) != 1 || rep.IDs[0] != want {
 		t.Fatalf("b's sync reported %+v, want %+v", rep.IDs, want)
 	}
@@ -94,7 +95,7 @@ func TestTwoClonesRepairingTheSameCopyAgree(t *testing.T) {
 		t.Fatalf("the two repairs conflicted: %+v", repB.Conflicts)
 	}
 	settled(t, a, b)
-	if read(t, a, copyPath) != read(t, b, copyPath) || !strings.Contains(read(t, a, copyPath), "id: "+vault.DerivedID(copyPath)) {
+	if read(t, a, copyPath) != read(t, b, copyPath) || !strings.Contains(read(t, a, copyPath), "id: "+note.DerivedID(copyPath)) {
 		t.Fatalf("the copies differ or lack their id:\n%s", read(t, a, copyPath))
 	}
 }

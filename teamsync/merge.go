@@ -11,7 +11,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Merged is the outcome of merging one note changed on both sides.
@@ -33,7 +33,7 @@ type Merged struct {
 // as a union (ours first, then what theirs added) instead of conflicting:
 // tags, aliases, and the links to a note's conflict copies; so do list
 // properties of links (linkList).
-var unionKeys = []string{"tags", "aliases", vault.ConflictsKey}
+var unionKeys = []string{"tags", "aliases", note.ConflictsKey}
 
 // MergeNote merges a note changed on both sides since base (nil when
 // both sides created it). The body merges line by line as git does
@@ -42,8 +42,8 @@ var unionKeys = []string{"tags", "aliases", vault.ConflictsKey}
 // lists of links changed both ways become their union, and anything else
 // changed both ways is a conflict.
 func MergeNote(ctx context.Context, path string, base, ours, theirs []byte) (Merged, error) {
-	o, t := vault.ParseNote(path, ours), vault.ParseNote(path, theirs)
-	b := vault.ParseNote(path, base)
+	o, t := note.Parse(path, ours), note.Parse(path, theirs)
+	b := note.Parse(path, base)
 	if o.FrontmatterError() != nil || t.FrontmatterError() != nil || b.FrontmatterError() != nil {
 		// A frontmatter that is not YAML merges as plain text.
 		text, clean, err := mergeText(ctx, base, ours, theirs)
@@ -86,7 +86,7 @@ func joinWhy(why []string) string {
 
 // mergeFrontmatter brings theirs' frontmatter changes into o (ours), and
 // returns the keys changed both ways that it left as ours.
-func mergeFrontmatter(o, b, t *vault.Note) ([]string, error) {
+func mergeFrontmatter(o, b, t *note.Note) ([]string, error) {
 	ov, err := o.FrontmatterValues()
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func linkList(v any) bool {
 		return false
 	}
 	for _, e := range l {
-		if s, ok := e.(string); !ok || !vault.IsLinkText(s) {
+		if s, ok := e.(string); !ok || !note.IsLinkText(s) {
 			return false
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 const base = `---
@@ -67,7 +67,7 @@ func TestFrontmatterMergesKeyByKey(t *testing.T) {
 	if m.Conflict {
 		t.Fatalf("conflict: %s\n%s", m.Why, got)
 	}
-	if tags := vault.ParseNote("x.md", m.Content).Tags; !slices.Equal(tags, []string{"infra", "rollout", "q3"}) {
+	if tags := note.Parse("x.md", m.Content).Tags; !slices.Equal(tags, []string{"infra", "rollout", "q3"}) {
 		t.Fatalf("tags %v, want the union", tags)
 	}
 	for _, want := range []string{"status: accepted", "Step one: build it."} {
@@ -108,7 +108,7 @@ func TestAScalarChangedBothWaysConflicts(t *testing.T) {
 	m := mergeNotes(t, base, ours, theirs)
 	got := string(m.Content)
 	if !m.Conflict || !strings.Contains(m.Why, `"status"`) || !strings.Contains(got, "status: accepted") ||
-		!slices.Equal(vault.ParseNote("x.md", m.Content).Tags, []string{"infra", "q3"}) {
+		!slices.Equal(note.Parse("x.md", m.Content).Tags, []string{"infra", "q3"}) {
 		t.Fatalf("conflict %v (%s):\n%s", m.Conflict, m.Why, got)
 	}
 }

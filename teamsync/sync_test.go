@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 func gitCmd(dir string, args ...string) *exec.Cmd {
@@ -156,7 +157,7 @@ func TestTheSameLineKeepsBothVersionsWithoutMarkers(t *testing.T) {
 		if !strings.Contains(kept, "Bob says no.") || !strings.Contains(copied, "Alice says yes.") {
 			t.Fatalf("%s:\nkept:\n%s\ncopy:\n%s", v.Root(), kept, copied)
 		}
-		orig, cp := vault.ParseNote(cdn, []byte(kept)), vault.ParseNote(rep.Conflicts[0].Copy, []byte(copied))
+		orig, cp := note.Parse(cdn, []byte(kept)), note.Parse(rep.Conflicts[0].Copy, []byte(copied))
 		if cp.ID == orig.ID || !strings.Contains(copied, "conflict_of: "+orig.ID) {
 			t.Fatalf("the copy must have an id of its own and name the original's:\n%s", copied)
 		}
@@ -180,11 +181,11 @@ func TestAnEditAgainstADeletionKeepsTheEdit(t *testing.T) {
 
 func TestFrontmatterTagsMergeAsAUnion(t *testing.T) {
 	a, b := team(t)
-	before := vault.ParseNote(cdn, []byte(read(t, a, cdn))).Tags
+	before := note.Parse(cdn, []byte(read(t, a, cdn))).Tags
 	add := func(tag string) func(string) string {
 		return func(s string) string {
-			n := vault.ParseNote(cdn, []byte(s))
-			n.SetKey("tags", vault.ListNode(append(append([]string{}, n.Tags...), tag)))
+			n := note.Parse(cdn, []byte(s))
+			n.SetKey("tags", note.ListNode(append(append([]string{}, n.Tags...), tag)))
 			return string(n.Render())
 		}
 	}
@@ -195,7 +196,7 @@ func TestFrontmatterTagsMergeAsAUnion(t *testing.T) {
 		t.Fatalf("conflicts: %+v", rep.Conflicts)
 	}
 	settled(t, a, b)
-	tags := vault.ParseNote(cdn, []byte(read(t, a, cdn))).Tags
+	tags := note.Parse(cdn, []byte(read(t, a, cdn))).Tags
 	want := append(append(append([]string{}, before...), "from-bob"), "from-alice")
 	if strings.Join(tags, ",") != strings.Join(want, ",") {
 		t.Fatalf("tags %v, want %v", tags, want)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 const flags = "acme/infra/decisions/Decision feature flags service.md"
@@ -77,8 +78,8 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 		if !strings.Contains(cp, "/") {
 			link = "[[" + strings.TrimPrefix(link, "[[./")
 		}
-		n := vault.ParseNote(p, []byte(read(t, a, p)))
-		if k := n.KeyNode(vault.ConflictsKey); k == nil || len(k.Content) != 1 || k.Content[0].Value != link {
+		n := note.Parse(p, []byte(read(t, a, p)))
+		if k := n.KeyNode(note.ConflictsKey); k == nil || len(k.Content) != 1 || k.Content[0].Value != link {
 			t.Fatalf("%s does not list its copy %s under conflicts:\n%s", p, link, read(t, a, p))
 		}
 	}
@@ -134,7 +135,7 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 	// as a note of its own (its conflict_from key removed).
 	edit(t, a, copies[cdn], nil)
 	edit(t, b, copies[flags], func(s string) string {
-		n := vault.ParseNote(copies[flags], []byte(s))
+		n := note.Parse(copies[flags], []byte(s))
 		if err := n.DeleteKey("conflict_from"); err != nil {
 			t.Fatal(err)
 		}
@@ -160,10 +161,10 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 	if _, err := a.Repair(); err != nil {
 		t.Fatal(err)
 	}
-	if n := vault.ParseNote(cdn, []byte(read(t, a, cdn))); n.KeyNode(vault.ConflictsKey) != nil {
+	if n := note.Parse(cdn, []byte(read(t, a, cdn))); n.KeyNode(note.ConflictsKey) != nil {
 		t.Fatalf("doctor --fix left the link to the deleted copy:\n%s", read(t, a, cdn))
 	}
-	if n := vault.ParseNote(flags, []byte(read(t, a, flags))); n.KeyNode(vault.ConflictsKey) == nil {
+	if n := note.Parse(flags, []byte(read(t, a, flags))); n.KeyNode(note.ConflictsKey) == nil {
 		t.Fatalf("doctor --fix removed the link to the copy kept as a note:\n%s", read(t, a, flags))
 	}
 	settled(t, a, b)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 
@@ -159,7 +160,7 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	if !ok {
 		return nil, &BankError{bank}
 	}
-	id := NewID()
+	id := note.NewID()
 	p := v.factPath(folder, content, id)
 	if err := v.noSymlinks("bank_id", p); err != nil {
 		return nil, err
@@ -179,12 +180,12 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	if d, ok := findDate(factContext + "\n" + content); ok {
 		set("event_date", d)
 	}
-	set("created", time.Now().UTC().Format(DateTimeLayout))
+	set("created", time.Now().UTC().Format(note.DateTimeLayout))
 	// Facts put one after another in the same context are a sequence (the
 	// turns of one conversation, the steps of one story): linked, search
 	// indexes each with its neighbours (docs/search.md).
 	if prev := v.lastFact(folder, factContext); prev != "" {
-		follows := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Content: []*yaml.Node{linkItem(strings.TrimSuffix(prev, ".md"))}}
+		follows := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Content: []*yaml.Node{note.LinkItem(strings.TrimSuffix(prev, ".md"))}}
 		fm.Content = append(fm.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "follows"}, follows)
 	}
 	head, err := yaml.Marshal(fm)
@@ -294,13 +295,13 @@ func (v *Vault) factOf(p string) (BankFact, bool) {
 	if err != nil {
 		return BankFact{}, false
 	}
-	n := ParseNote(p, data)
+	n := note.Parse(p, data)
 	e := v.entry(p, false)
 	f := BankFact{ID: n.ID, Text: strings.TrimSpace(string(n.Body)), Type: "world"}
 	if e != nil {
 		f.ID = e.ID
 	}
-	str := n.scalar
+	str := n.Scalar
 	f.Context = str("context")
 	if t := str("fact_type"); t == "world" || t == "experience" || t == "opinion" {
 		f.Type = t

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 func TestBankGrants(t *testing.T) {
@@ -74,7 +76,7 @@ func TestBankSequencesAndEventDates(t *testing.T) {
 	if _, err := v.BankPut(owner, "talk", "Something else entirely, on 2024-02-29", "other", ""); err != nil {
 		t.Fatal(err)
 	}
-	n := ParseNote(w2.Path, []byte(readFile(t, v.abs(w2.Path))))
+	n := note.Parse(w2.Path, []byte(readFile(t, v.abs(w2.Path))))
 	tl := n.TypedLinks()
 	if len(tl) != 1 || tl[0].Type != "follows" || tl[0].Target != w1.Path[:len(w1.Path)-3] {
 		t.Fatalf("second fact's links: %+v", tl)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
@@ -157,8 +158,9 @@ func (c *catalog) sync(root string, seen map[string]fileStamp, since uint64) (ch
 	}
 	changed = append(changed, todo...)
 	type parsed struct {
-		n  *Note
-		st fileStamp
+		n     *note.Note
+		links []wikilinks.Link
+		st    fileStamp
 	}
 	jobs := make(chan string)
 	results := make(chan parsed, 64)
@@ -177,9 +179,8 @@ func (c *catalog) sync(root string, seen map[string]fileStamp, since uint64) (ch
 				if err != nil {
 					continue
 				}
-				n := ParseNote(p, data)
-				n.links = n.Links()
-				results <- parsed{n, seen[p]}
+				n := note.Parse(p, data)
+				results <- parsed{n, n.Links(), seen[p]}
 			}
 		}()
 	}
@@ -192,26 +193,27 @@ func (c *catalog) sync(root string, seen map[string]fileStamp, since uint64) (ch
 		close(results)
 	}()
 	for r := range results {
-		c.put(r.n, r.st)
+		c.put(r.n, r.links, r.st)
 	}
 	return changed
 }
 
-func (c *catalog) put(n *Note, st fileStamp) {
+// put records a note read from a file with stamp st; links are the note's
+// links when already parsed (by a worker of sync), else nil.
+func (c *catalog) put(n *note.Note, links []wikilinks.Link, st fileStamp) {
 	old := c.entries[n.Path]
 	if old != nil && old.FileID != n.ID {
 		c.remove(n.Path)
 		old = nil
 	}
-	links := n.links
 	if links == nil {
 		links = n.Links()
 	}
 	e := &catEntry{ID: n.ID, FileID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: links, Size: st.size, Mtime: st.mtime}
 	c.gen++
 	e.gen = c.gen
-	e.Category = n.scalar("category")
-	if k := n.key("pinned"); k != nil && k.Kind == yaml.ScalarNode && (k.Value == "true" || k.Value == "yes") {
+	e.Category = n.Scalar("category")
+	if k := n.KeyNode("pinned"); k != nil && k.Kind == yaml.ScalarNode && (k.Value == "true" || k.Value == "yes") {
 		e.Pinned = true
 	}
 	if old != nil {
@@ -279,7 +281,7 @@ func (c *catalog) update(root, p string) {
 		c.remove(p)
 		return
 	}
-	c.put(ParseNote(p, data), fileStamp{fi.Size(), fi.ModTime()})
+	c.put(note.Parse(p, data), nil, fileStamp{fi.Size(), fi.ModTime()})
 }
 
 func (c *catalog) remove(p string) {
@@ -365,7 +367,7 @@ func (v *Vault) entry(p string, load bool) *catEntry {
 // adoptID gives a parsed note the id the catalog knows it by. For a copy
 // whose file repeats another note's id, that is its own derived id, which
 // the next write saves in its frontmatter (EnsureID), ending the clash.
-func (v *Vault) adoptID(n *Note) (clash bool) {
+func (v *Vault) adoptID(n *note.Note) (clash bool) {
 	e := v.entry(n.Path, false)
 	if e == nil || e.ID == n.ID {
 		return false

@@ -27,7 +27,7 @@ type Config struct {
 }
 
 // SyncConfig is the `sync:` section: background syncing through a git
-// remote by `cairn serve` (docs/architecture.md, "Syncing in the
+// remote by `cairn serve` (docs/sync.md, "Syncing in the
 // background"). It is committed, so a team sets it once for every clone;
 // `cairn serve --sync-every` overrides the period on one machine. Values
 // are kept as written and checked by Settings, so a bad one turns

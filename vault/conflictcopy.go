@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // LinkConflictCopy adds a link to the copy beside the note to the note's
@@ -20,16 +22,16 @@ import (
 // a root file's path as that root file; "./" names the note's own folder
 // (docs/vault-format.md, "How a link resolves"). A note whose frontmatter
 // cannot be read, or whose conflicts key is not a list, is left as it is.
-func LinkConflictCopy(note []byte, copyPath string) ([]byte, bool) {
+func LinkConflictCopy(content []byte, copyPath string) ([]byte, bool) {
 	if !strings.HasSuffix(copyPath, ".md") {
 		return nil, false
 	}
-	n := ParseNote("note.md", note)
+	n := note.Parse("note.md", content)
 	if n.FrontmatterError() != nil {
 		return nil, false
 	}
 	var items []string
-	if k := n.KeyNode(ConflictsKey); k != nil {
+	if k := n.KeyNode(note.ConflictsKey); k != nil {
 		if k.Kind != yaml.SequenceNode {
 			return nil, false
 		}
@@ -42,7 +44,7 @@ func LinkConflictCopy(note []byte, copyPath string) ([]byte, bool) {
 		name = "./" + name
 	}
 	items = append(items, "[["+name+"]]")
-	if n.SetList(ConflictsKey, items) != nil {
+	if n.SetList(note.ConflictsKey, items) != nil {
 		return nil, false
 	}
 	return n.Render(), true
@@ -63,7 +65,7 @@ func ConflictCopyName(p, stamp string, n int) string {
 // gets one of its own; the original keeps the id, so links keep pointing
 // at it), and where it came from said in its frontmatter.
 func ConflictCopy(theirs []byte, commit string) []byte {
-	n := ParseNote("copy.md", theirs)
+	n := note.Parse("copy.md", theirs)
 	if n.FrontmatterError() != nil {
 		return theirs
 	}
@@ -75,8 +77,8 @@ func ConflictCopy(theirs []byte, commit string) []byte {
 		return theirs
 	}
 	if id != "" {
-		n.SetKey("conflict_of", StrNode(id))
+		n.SetKey("conflict_of", note.StrNode(id))
 	}
-	n.SetKey("conflict_from", StrNode(commit))
+	n.SetKey("conflict_from", note.StrNode(commit))
 	return n.Render()
 }

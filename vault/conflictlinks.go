@@ -7,21 +7,13 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 )
-
-// ConflictsKey is the frontmatter list through which a note kept in place
-// by a sync conflict links to the copies holding the other versions
-// (`conflicts: ["[[./Note (conflict 2026-12-01 101500)]]"]`, without "./"
-// at the root: a list of links that Obsidian's Properties show), so
-// whoever opens the note finds them.
-// Deleting a copy resolves its conflict; the entry then points nowhere,
-// and cairn doctor --fix removes it.
-const ConflictsKey = "conflicts"
 
 // staleConflictLinks are the entries of the note's conflicts list whose
 // copy (beside the note, where the sync put it) is gone.
-func (v *Vault) staleConflictLinks(n *Note) []string {
-	k := n.key(ConflictsKey)
+func (v *Vault) staleConflictLinks(n *note.Note) []string {
+	k := n.KeyNode(note.ConflictsKey)
 	if k == nil || len(k.Content) == 0 {
 		return nil
 	}
@@ -50,21 +42,21 @@ func (v *Vault) removeStaleConflictLinks() ([]string, error) {
 		if err != nil {
 			continue
 		}
-		n := ParseNote(p, data)
+		n := note.Parse(p, data)
 		stale := v.staleConflictLinks(n)
 		if len(stale) == 0 || n.FrontmatterError() != nil {
 			continue
 		}
 		var keep []string
-		for _, it := range n.key(ConflictsKey).Content {
+		for _, it := range n.KeyNode(note.ConflictsKey).Content {
 			if !contains(stale, it.Value) {
 				keep = append(keep, it.Value)
 			}
 		}
 		if len(keep) == 0 {
-			err = n.DeleteKey(ConflictsKey)
+			err = n.DeleteKey(note.ConflictsKey)
 		} else {
-			err = n.SetList(ConflictsKey, keep)
+			err = n.SetList(note.ConflictsKey, keep)
 		}
 		if err != nil {
 			continue

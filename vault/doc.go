@@ -18,10 +18,12 @@
 //     of the package asks it through catalogapi.go's methods, each of
 //     which locks and calls out to nothing but the graphs
 //     (catalog_shape_test.go keeps it so).
-//   - note.go, props.go, fmedit.go, outline.go, names.go: the note model:
-//     parsing and rendering, frontmatter edits that change only their own
-//     lines, properties as Obsidian writes them, outlines, file names that
-//     every operating system accepts.
+//   - the note model is package vault/note (parsing and rendering,
+//     frontmatter edits that change only their own lines, properties as
+//     Obsidian writes them, outlines); names.go gives file names that
+//     every operating system accepts, linktypes.go checks a link type
+//     against the vault's Obsidian settings, layout.go says which class a
+//     note has from where it lives.
 //   - write.go, edit.go, commit.go, linkwrite.go: the write path (create,
 //     edit, typed links), one commit per write with provenance trailers,
 //     compare-and-swap on versionTokens.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path"
 	"path/filepath"
@@ -77,8 +78,8 @@ func (v *Vault) Doctor() []Finding {
 			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
 			continue
 		}
-		n := ParseNote(p, data)
-		if err := n.FrontmatterError(); err == nil && n.HasLegacyLinks() && ParseNote(p, data).MigrateLinks() {
+		n := note.Parse(p, data)
+		if err := n.FrontmatterError(); err == nil && n.HasLegacyLinks() && note.Parse(p, data).MigrateLinks() {
 			legacy = append(legacy, p)
 		}
 		bodyLine[p] = bytes.Count(data[:len(data)-len(n.Body)], []byte{'\n'})
@@ -88,7 +89,7 @@ func (v *Vault) Doctor() []Finding {
 			conflicts = append(conflicts, c)
 		} else if stale := v.staleConflictLinks(n); len(stale) > 0 {
 			resolved = append(resolved, fmt.Sprintf("%s still lists %s under %s, deleted: the conflict is resolved (doctor --fix removes the entry)",
-				p, strings.Join(stale, ", "), ConflictsKey))
+				p, strings.Join(stale, ", "), note.ConflictsKey))
 		}
 	}
 	add("ok", "notes", "%d notes", notes)
@@ -147,13 +148,13 @@ func (v *Vault) Doctor() []Finding {
 // deleting the copy (its content merged into the original, or not wanted)
 // or removing its conflict_from key (both notes kept): either is a
 // person's decision, so the warning stays until one is made.
-func (v *Vault) unresolvedConflict(n *Note) string {
-	from := n.scalar("conflict_from")
-	if n.key("conflict_from") == nil {
+func (v *Vault) unresolvedConflict(n *note.Note) string {
+	from := n.Scalar("conflict_from")
+	if n.KeyNode("conflict_from") == nil {
 		return ""
 	}
 	orig := ""
-	if id := n.scalar("conflict_of"); id != "" {
+	if id := n.Scalar("conflict_of"); id != "" {
 		orig = v.pathOf(id)
 	}
 	if orig == "" {

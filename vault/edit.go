@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Edit operations of edit_note.
@@ -30,7 +31,7 @@ type EditArgs struct {
 // EditNote changes a note's body by words, not positions, if and only if
 // versionToken is the note's current one. The frontmatter is kept byte for
 // byte, but for an id added if the file had none and typed links moved
-// out of a legacy links: list (linkmigrate.go).
+// out of a legacy links: list (note.MigrateLinks).
 func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 	if a.VersionToken == "" {
 		return nil, argErr("versionToken", "is required: take it from get_note (compare-and-swap protects others' changes)")
@@ -67,7 +68,7 @@ func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := ParseNote(p, data)
+	n := note.Parse(p, data)
 	if err := n.FrontmatterError(); err != nil {
 		return nil, fmt.Errorf("%s: the frontmatter is not valid YAML (%v); fix it in an editor first", p, err)
 	}
@@ -76,8 +77,8 @@ func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	oldTitle := TitleOf(n.Body)
-	newTitle := TitleOf([]byte(body))
+	oldTitle := note.TitleOf(n.Body)
+	newTitle := note.TitleOf([]byte(body))
 	if oldTitle != "" && newTitle != oldTitle {
 		if newTitle == "" {
 			return nil, argErr("content", "the edit would remove the note's leading '# %s' title line", oldTitle)
@@ -190,7 +191,7 @@ func applyEdit(body string, a EditArgs) (string, error) {
 			if strings.TrimSpace(l) == "" {
 				continue
 			}
-			if _, ok := atxH1(strings.TrimRight(l, "\r\n")); ok {
+			if _, ok := note.TitleLine(strings.TrimRight(l, "\r\n")); ok {
 				head := strings.Join(lines[:i+1], "")
 				if !strings.HasSuffix(head, "\n") {
 					head += "\n"
@@ -224,7 +225,7 @@ func sep(rest string) string {
 // of the same or a higher level), keeping the heading line itself.
 func replaceSection(body, heading, content string) (string, error) {
 	want := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(heading), "#"))
-	outline := Outline([]byte(body))
+	outline := note.Outline([]byte(body))
 	var matches []int
 	for i, h := range outline {
 		if strings.EqualFold(h.Text, want) {

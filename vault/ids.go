@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // IDCopy is a note whose file carries an id that another note's file
@@ -58,10 +59,10 @@ func idOrder(set []string) []string {
 // after its derived id was saved, and a new file without an id at p
 // since), when it is derived once more so that the repair ends the clash.
 func copyID(id, p string) string {
-	if d := DerivedID(p); d != id {
+	if d := note.DerivedID(p); d != id {
 		return d
 	}
-	return DerivedID(p + "\x00" + id)
+	return note.DerivedID(p + "\x00" + id)
 }
 
 // RepairDuplicateIDs gives each copy DuplicateIDs lists its own id, in
@@ -144,11 +145,11 @@ func (v *Vault) idRepair(c IDCopy) (gitstore.Change, string) {
 	if err != nil {
 		return gitstore.Change{}, err.Error()
 	}
-	n := ParseNote(c.Path, data)
+	n := note.Parse(c.Path, data)
 	if n.ID != c.ID {
 		return gitstore.Change{}, "its file changed since it was read"
 	}
-	if err := n.SetKey("id", StrNode(c.NewID)); err != nil {
+	if err := n.SetKey("id", note.StrNode(c.NewID)); err != nil {
 		return gitstore.Change{}, err.Error()
 	}
 	return gitstore.Change{Path: c.Path, Content: n.Render(), CheckVersion: true, ExpectVersion: version, RequireClean: true}, ""

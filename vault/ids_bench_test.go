@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 var idsNotes = flag.Int("ids-notes", 10000, "notes in BenchmarkRepairDuplicateIDs's vault")
@@ -25,7 +26,7 @@ func BenchmarkRepairDuplicateIDs(b *testing.B) {
 	for i := 0; i < *idsNotes; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("f%02d", i%100), fmt.Sprintf("Note %05d.md", i))
 		os.MkdirAll(filepath.Dir(p), 0o755)
-		body := fmt.Sprintf("---\nid: %s\n---\n# Note %05d\n\nSome words about note %d, see [[Note %05d]].\n", vault.NewID(), i, i, (i+1)%*idsNotes)
+		body := fmt.Sprintf("---\nid: %s\n---\n# Note %05d\n\nSome words about note %d, see [[Note %05d]].\n", note.NewID(), i, i, (i+1)%*idsNotes)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 const (
@@ -51,14 +53,14 @@ func pathOfRef(t *testing.T, v *Vault, ref string) string {
 
 func TestACopiedNoteIsGivenAnIDOfItsOwnAndLinksKeepTheirNote(t *testing.T) {
 	v, dir := vaultWithCopy(t)
-	want := IDCopy{ID: cdnID, Kept: cdnPath, Path: cdnCopy, NewID: DerivedID(cdnCopy)}
+	want := IDCopy{ID: cdnID, Kept: cdnPath, Path: cdnCopy, NewID: note.DerivedID(cdnCopy)}
 	if got := v.DuplicateIDs(); len(got) != 1 || got[0] != want {
 		t.Fatalf("DuplicateIDs = %+v, want [%+v]", got, want)
 	}
 	// What readers see before the repair is what they see after it.
 	check := func(when string) {
 		t.Helper()
-		for ref, p := range map[string]string{cdnID: cdnPath, DerivedID(cdnCopy): cdnCopy, "Decision CDN provider": cdnPath,
+		for ref, p := range map[string]string{cdnID: cdnPath, note.DerivedID(cdnCopy): cdnCopy, "Decision CDN provider": cdnPath,
 			"CDN provider, second opinion": cdnCopy, strings.TrimSuffix(cdnCopy, ".md"): cdnCopy} {
 			if got := pathOfRef(t, v, ref); got != p {
 				t.Fatalf("%s: %s leads to %s, want %s", when, ref, got, p)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 
@@ -86,7 +87,7 @@ var errIndexClosed = errors.New("search index: the vault is closed")
 // step's analysis is most of the build's peak: 250 notes rather than 500
 // lowered it from 195–206 to 165–177 MiB at 10,000 notes and from
 // 775–785 to 747–777 MiB at 100,000, for a build 0.4–0.9 s longer at
-// 10,000 (docs/benchmarks.md, "Steps of 250 notes").
+// 10,000 (docs/benchmarks-history.md, "Steps of 250 notes").
 var indexStep = 250 // a variable for tests only
 
 // buildHook, set by tests only, runs before each step of the first build
@@ -418,7 +419,7 @@ func (v *Vault) searchDoc(p string) (*search.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := ParseNote(p, data)
+	n := note.Parse(p, data)
 	e := &catEntry{Size: fi.Size(), Mtime: fi.ModTime()}
 	scope, project, owner := v.scopeOf(p)
 	d := &search.Doc{
@@ -440,15 +441,16 @@ var dateKeys = []string{"date", "occurred_at", "event_date", "created", "capture
 // skipMeta are frontmatter keys indexed elsewhere or not worth finding.
 var skipMeta = map[string]bool{"id": true, "type": true, "tags": true, "aliases": true, "links": true, "pinned": true, "title": true, "fact_type": true, "explanation": true}
 
-func noteDateAndMeta(n *Note, mtime time.Time) (time.Time, []string) {
+func noteDateAndMeta(n *note.Note, mtime time.Time) (time.Time, []string) {
 	date := mtime
 	var meta []string
-	if n.fmNode == nil {
+	fm := n.FrontmatterNode()
+	if fm == nil {
 		return date, nil
 	}
 	found := map[string]time.Time{}
-	for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
-		k, val := n.fmNode.Content[i].Value, n.fmNode.Content[i+1]
+	for i := 0; i+1 < len(fm.Content); i += 2 {
+		k, val := fm.Content[i].Value, fm.Content[i+1]
 		if val.Kind != yaml.ScalarNode {
 			continue
 		}

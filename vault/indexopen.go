@@ -83,7 +83,7 @@ func (v *Vault) openIndex(done, begun chan struct{}) {
 	// returned below: the save that follows the build allocates, and with
 	// the setting restored first (50 % for a big heap, 100 % for a small
 	// one), the heap grew into the wider headroom there: the build's
-	// highest point at 100,000 notes (issue 16: docs/benchmarks.md, "The
+	// highest point at 100,000 notes (issue 16: docs/benchmarks-history.md, "The
 	// end of a build").
 	restore := func() {}
 	defer func() { restore() }()

@@ -77,3 +77,14 @@ func parentDir(p string) string {
 	}
 	return d
 }
+
+// Note classes. The class comes from where a note lives, never from what a
+// caller asks for (see classOf).
+const (
+	ClassUserDoc     = "user-doc"
+	ClassAgentMemory = "agent-memory"
+	ClassUserProfile = "user-profile"
+	// ClassUserThought is a thought the user captured in their own words
+	// (treaisure_capture_thought): people/<p>/thoughts/<space>/.
+	ClassUserThought = "user-thought"
+)

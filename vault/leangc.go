@@ -18,25 +18,26 @@ import (
 // 199–207 MiB at 10,000 notes and from 1,555 to 1,072 MiB at 100,000.
 // The build costs more collections: no difference could be told from the
 // noise at 10,000 notes, 159 → 207 s at 100,000 in one back-to-back run
-// (docs/benchmarks.md, "Nothing slower"); at 25 % the 10,000-note build
+// (docs/benchmarks-history.md, "Nothing slower"); at 25 % the 10,000-note build
 // took 11.7–13.8 s. Once the other cuts had lowered the steady state, 50 %
 // left the 10,000-note peak at 1.42–1.58× it; 40 % gives 1.38–1.50× for a
 // build no slower (8.2–9.1 s against 8.1–9.4 s, interleaved runs); 35 %
 // was 0.4–0.9 s slower than 40 % for a ratio within the runs' spread
-// (docs/benchmarks.md, "The end of a build").
+// (docs/benchmarks-history.md, "The end of a build").
 //
 // In a big vault 40–50 % is still hundreds of MiB of headroom on top of the
 // build's working set: at 100,000 notes the peak was 1.65–1.80× the
 // steady state. Once the live heap passes bigHeap, a build collects at
 // 25 %: 1.42× at 100,000 notes, for a build 11–37 % longer
-// (docs/benchmarks.md, "The arena in blocks, and a big vault's build at
+// (docs/benchmarks-history.md, "The arena in blocks, and a big vault's build at
 // 25 %"). A 10,000-note build's live heap stays under 100 MiB, so it
 // keeps 40 % and its speed.
 //
 // Outside builds the default, 100 %, lets a big server's heap grow to
 // twice its live heap under a burst of writes: 1.2–1.6 GiB at 100,000
 // notes for a live heap of 430 MiB, 962 MiB at 50 % (membench -writes,
-// docs/benchmarks.md). A heap past bigHeap collects at bigGCPercent; it
+// docs/benchmarks-history.md, "A burst of writes in a big vault"). A
+// heap past bigHeap collects at bigGCPercent; it
 // is small again under three quarters of bigHeap, so a heap near the line
 // does not flip at every look. followHeap looks at the live heap between
 // a build's steps and every few seconds in the background upkeep.

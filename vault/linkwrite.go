@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -83,11 +84,11 @@ func (v *Vault) linkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcom
 		switch {
 		case hasTypedLink(n, l.Type, target, toID, v):
 			res.Status = "unchanged"
-		case linkPropertyProblem(n, l.Type) != "":
-			errs[i] = argErr(arg+"type", "%s", linkPropertyProblem(n, l.Type))
+		case note.LinkPropertyProblem(n, l.Type) != "":
+			errs[i] = argErr(arg+"type", "%s", note.LinkPropertyProblem(n, l.Type))
 			res.Status, res.Error = "error", errs[i].Error()
 		default:
-			if err := addTypedLink(n, l.Type, target); err != nil {
+			if err := note.AddTypedLink(n, l.Type, target); err != nil {
 				errs[i] = argErr(arg+"from", "%s: %v", p, err)
 				res.Status, res.Error = "error", errs[i].Error()
 				break
@@ -187,7 +188,7 @@ func (v *Vault) linkTarget(arg, src, p string, pending ...wikilinks.Note) (id, t
 // hasTypedLink says whether the note has the edge already: a link of
 // the type written as target, or one that names the same note from the
 // note's folder.
-func hasTypedLink(n *Note, typ, target, toID string, v *Vault) bool {
+func hasTypedLink(n *note.Note, typ, target, toID string, v *Vault) bool {
 	for _, l := range n.TypedLinks() {
 		if l.Type != typ {
 			continue

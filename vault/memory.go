@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -138,13 +139,13 @@ func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observatio
 	if err != nil {
 		return nil, err
 	}
-	var n *Note
+	var n *note.Note
 	if exists {
 		data, err := readFileNoFollow(v.abs(p))
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
-		n = ParseNote(p, data)
+		n = note.Parse(p, data)
 		if err := n.FrontmatterError(); err != nil {
 			return nil, fmt.Errorf("%s: the frontmatter is not valid YAML (%v); fix it in an editor first", p, err)
 		}
@@ -158,11 +159,11 @@ func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observatio
 		if _, err := os.Lstat(v.abs(p)); err == nil {
 			return nil, fmt.Errorf("%s exists but is not committed; commit it first", p)
 		}
-		n = &Note{Path: p, ID: NewID(), Body: []byte(newBody)}
-		n.SetKey("id", StrNode(n.ID))
-		n.SetKey("type", StrNode(typ))
+		n = &note.Note{Path: p, ID: note.NewID(), Body: []byte(newBody)}
+		n.SetKey("id", note.StrNode(n.ID))
+		n.SetKey("type", note.StrNode(typ))
 		if project != "" {
-			n.SetKey("project", StrNode(project))
+			n.SetKey("project", note.StrNode(project))
 		}
 	}
 	n.MigrateLinks()
@@ -176,8 +177,8 @@ func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observatio
 		// A new profile or memory note brings a title and a path: links
 		// elsewhere it would take over are kept naming their notes (the
 		// caller does not choose these names, so nothing is refused).
-		n.Title = TitleOf(n.Body)
-		if err := e.guard("observation", "", "", []wikilinks.Note{n.graphNote()}, false); err != nil {
+		n.Title = note.TitleOf(n.Body)
+		if err := e.guard("observation", "", "", []wikilinks.Note{n.GraphNote()}, false); err != nil {
 			return nil, err
 		}
 		changes = append(changes, e.changes()...)

@@ -295,3 +295,21 @@ func (v *Vault) otherEntry(p, self string) bool {
 	si, err := os.Lstat(v.abs(self))
 	return err != nil || !os.SameFile(fi, si)
 }
+
+func baseName(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// validText refuses invalid UTF-8 and NUL bytes in text meant for a note.
+func validText(arg, s string) error {
+	if !utf8.ValidString(s) {
+		return argErr(arg, "is not valid UTF-8")
+	}
+	if strings.ContainsRune(s, 0) {
+		return argErr(arg, "contains a NUL character")
+	}
+	return nil
+}

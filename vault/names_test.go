@@ -229,3 +229,22 @@ func TestProjectFoldersAreSafeNames(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestFileNameAndCleanRel(t *testing.T) {
+	if got, err := FileName(`A/B: "c"? [d]`); got != "A B c d.md" || err != nil {
+		t.Errorf("FileName = %q, %v", got, err)
+	}
+	for _, bad := range []string{"../x", "a/../../b", "/etc", ".git/config", "a/.cairn/x", "a\\b", ".trash/x", "a/\x01b", "a/\u202eb", "a\ufeff/b"} {
+		if _, err := cleanRel("path", bad); err == nil {
+			t.Errorf("cleanRel(%q) accepted", bad)
+		} else if !strings.Contains(err.Error(), "argument path") {
+			t.Errorf("error does not name the argument: %v", err)
+		}
+	}
+	if p, err := cleanRel("path", "/acme/launch/"); err == nil {
+		t.Errorf("absolute path accepted as %q", p)
+	}
+	if p, err := cleanRel("path", "acme/launch/"); err != nil || p != "acme/launch" {
+		t.Errorf("cleanRel = %q, %v", p, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"github.com/cairn-dev/cairn/wikilinks/obsidianref"
 )
@@ -70,7 +71,7 @@ func TestGetNoteLinksAreObsidians(t *testing.T) {
 			continue
 		}
 		data := []byte(readFile(t, filepath.Join(dir, filepath.FromSlash(p))))
-		before := bytes.Count(data[:len(data)-len(ParseNote(p, data).Body)], []byte("\n"))
+		before := bytes.Count(data[:len(data)-len(note.Parse(p, data).Body)], []byte("\n"))
 		want := map[string][]obsidianref.Target{}
 		for _, r := range obsidianref.Targets(src, p, data) {
 			k := fmt.Sprintf("%d|%s|%s|%s", r.Line, r.Property, r.Path, r.Subpath)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // typedEdges lists a note's typed outgoing edges as "type → target id".
@@ -195,7 +197,7 @@ func TestCreatedIsADateTimeInUTC(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no date-time:\n%s", readFile(t, filepath.Join(dir, w.Path)))
 	}
-	at, _ := time.Parse(DateTimeLayout, m[1])
+	at, _ := time.Parse(note.DateTimeLayout, m[1])
 	if d := time.Since(at); d < -time.Minute || d > time.Hour {
 		t.Fatalf("created %s is not now in UTC (%v off)", m[1], d)
 	}
@@ -229,7 +231,7 @@ func TestOccurredAtIsAnObsidianDate(t *testing.T) {
 		"2026-11-29 10:00":          "2026-11-29T10:00:00",
 	} {
 		tm, ok := ParseDate(in)
-		if got := propertyDate(in, tm); !ok || got != want {
+		if got := note.PropertyDate(in, tm); !ok || got != want {
 			t.Errorf("%s: %q, want %q", in, got, want)
 		}
 	}
@@ -240,7 +242,7 @@ func TestOccurredAtIsAnObsidianDate(t *testing.T) {
 // too. Text around a link, two links in one value, Obsidian's own lists
 // (aliases, tags, cssclasses) and nested maps are not typed links.
 func TestTypedLinksReadFromProperties(t *testing.T) {
-	n := ParseNote("x.md", []byte("---\n"+
+	n := note.Parse("x.md", []byte("---\n"+
 		"up: \"[[Home]]\"\n"+
 		"author: \"[[Sam Okafor|Sam]]\"\n"+
 		"who: [\"[[people/Priya]]\", Jonas]\n"+
@@ -306,18 +308,6 @@ func TestDoctorFixMovesLegacyLinks(t *testing.T) {
 	cleanAndSound(t, dir)
 }
 
-// get_note shows a note's dates as written, not as times in another form.
-func TestFrontmatterDatesReadAsWritten(t *testing.T) {
-	n := ParseNote("x.md", []byte("---\ncreated: 2026-09-24\ndue: 2026-10-01T09:30:00\nold: 2026-11-29T19:03:00Z\nlist: [2026-01-02]\n---\n"))
-	v, err := n.FrontmatterValues()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(v["created"], " ", v["due"], " ", v["old"], " ", v["list"]) != "2026-09-24 2026-10-01T09:30:00 2026-11-29T19:03:00Z [2026-01-02]" {
-		t.Fatalf("%#v", v)
-	}
-}
-
 // obsidianType is the Obsidian property type a frontmatter value has
 // ("" for an empty value, which fits any), or what makes it none.
 func obsidianType(v *yaml.Node) string {
@@ -364,12 +354,12 @@ func vaultPropertyTypes(t *testing.T, dir string) map[string]map[string][]string
 		if d.IsDir() || !strings.HasSuffix(p, ".md") {
 			return nil
 		}
-		n := ParseNote(p, []byte(readFile(t, p)))
-		if n.fmNode == nil {
+		fm := note.Parse(p, []byte(readFile(t, p))).FrontmatterNode()
+		if fm == nil {
 			return nil
 		}
-		for i := 0; i+1 < len(n.fmNode.Content); i += 2 {
-			k, typ := n.fmNode.Content[i].Value, obsidianType(n.fmNode.Content[i+1])
+		for i := 0; i+1 < len(fm.Content); i += 2 {
+			k, typ := fm.Content[i].Value, obsidianType(fm.Content[i+1])
 			if typ == "" {
 				continue
 			}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // TestRandomReorganizationsNeverBreakALink builds a vault whose notes link
@@ -65,7 +67,7 @@ func randomReorg(t *testing.T, seed int64, others bool) {
 	paths := make([]string, n)
 	for i := 0; i < n; i++ {
 		titles[i] = fmt.Sprintf("Note %02d", i)
-		ids[i] = NewID()
+		ids[i] = note.NewID()
 		paths[i] = folders[i%len(folders)] + "/" + titles[i] + ".md"
 	}
 	for i := 0; i < n; i++ {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -144,7 +145,7 @@ type NoteView struct {
 	Frontmatter  map[string]any `json:"frontmatter"`
 	Content      string         `json:"content"`
 	Provenance   *Provenance    `json:"provenance,omitempty"`
-	Outline      []Heading      `json:"outline,omitempty"`
+	Outline      []note.Heading `json:"outline,omitempty"`
 	Links        *Links         `json:"links,omitempty"`
 	Warning      string         `json:"warning,omitempty"`
 }
@@ -164,7 +165,7 @@ func (v *Vault) GetNote(c Caller, ref string, detailed bool, revision string) (*
 	if err != nil {
 		return nil, err
 	}
-	view := v.view(ParseNote(p, data), token, detailed)
+	view := v.view(note.Parse(p, data), token, detailed)
 	if detailed {
 		view.Links = v.links(c, view.ID)
 	}
@@ -228,7 +229,7 @@ func (v *Vault) noteAt(c Caller, p, revision string, detailed bool) (*NoteView, 
 	if err != nil {
 		return nil, argErr("revision", "%s", err)
 	}
-	view := v.view(ParseNote(p, data), revision, detailed)
+	view := v.view(note.Parse(p, data), revision, detailed)
 	view.Revision = revision
 	if cur, _, err := v.store.Version(p); err == nil {
 		view.VersionToken = cur // writes compare against the current version
@@ -251,7 +252,7 @@ func isHex40(s string) bool {
 	return true
 }
 
-func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
+func (v *Vault) view(n *note.Note, token string, detailed bool) *NoteView {
 	fileID := n.ID
 	clash := v.adoptID(n)
 	fm, fmErr := n.FrontmatterValues()
@@ -276,9 +277,9 @@ func (v *Vault) view(n *Note, token string, detailed bool) *NoteView {
 		view.Warning = fmt.Sprintf("the frontmatter is not valid YAML (%v); content is shown as it is, and writes are refused until it is fixed", err)
 	}
 	if detailed {
-		view.Outline = Outline(n.Body)
+		view.Outline = note.Outline(n.Body)
 		if view.Outline == nil {
-			view.Outline = []Heading{}
+			view.Outline = []note.Heading{}
 		}
 	}
 	return view

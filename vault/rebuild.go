@@ -121,7 +121,7 @@ func (v *Vault) rebuild(serving bool, progress func(string, int, int)) error {
 	// The build's collector setting (leangc.go) holds through the save,
 	// the swap and the vectors after it: restored when the build ended,
 	// the heap grew into a big heap's 50 % there, the highest point of a
-	// 100,000-note rebuild (docs/benchmarks.md, "The end of a build").
+	// 100,000-note rebuild (docs/benchmarks-history.md, "The end of a build").
 	defer leanGC()()
 	live := v.indexDir()
 	side := live + rebuildSuffix

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -207,7 +208,7 @@ func (v *Vault) pack(ix *search.Index, topic string, order []*candidate, out *Re
 		if e == nil || err != nil {
 			continue
 		}
-		body := string(ParseNote(cd.path, data).Body)
+		body := string(note.Parse(cd.path, data).Body)
 		item := RecallItem{ID: e.ID, Path: cd.path, Title: e.Title, Class: classOf(cd.path), Why: cd.why, Via: cd.via, Score: roundScore(cd.score)}
 		header := fmt.Sprintf("## %s [%d]\n", e.Title, len(out.Items)+1)
 		fixed := jsonTokens(header) + itemTokens(item)

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 
@@ -189,14 +190,14 @@ func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, keepAlias 
 
 // setTitle rewrites the leading H1 (or adds one) and, with keepAlias,
 // keeps the old title as an alias. The new title leaves the aliases.
-func setTitle(n *Note, old, title string, keepAlias bool) error {
+func setTitle(n *note.Note, old, title string, keepAlias bool) error {
 	lines := strings.SplitAfter(string(n.Body), "\n")
 	replaced := false
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if _, ok := atxH1(strings.TrimRight(l, "\r\n")); ok {
+		if _, ok := note.TitleLine(strings.TrimRight(l, "\r\n")); ok {
 			nl := l[len(strings.TrimRight(l, "\r\n")):]
 			lines[i] = "# " + title + nl
 			replaced = true
@@ -473,7 +474,7 @@ func (v *Vault) RenameProject(c Caller, project, handle, name string) (*Project,
 	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s is not a YAML mapping; fix it by hand", marker)
 	}
-	m := &Note{fmNode: doc.Content[0]}
+	fm := doc.Content[0]
 	out := *pr
 	if handle != "" && handle != pr.Handle {
 		if err := ValidHandle(handle); err != nil {
@@ -489,12 +490,12 @@ func (v *Vault) RenameProject(c Caller, project, handle, name string) (*Project,
 		if !slices.Contains(aliases, pr.Handle) {
 			aliases = append(aliases, pr.Handle)
 		}
-		setMapKey(m.fmNode, "handle", StrNode(handle))
-		setMapKey(m.fmNode, "aliases", ListNode(aliases))
+		setMapKey(fm, "handle", note.StrNode(handle))
+		setMapKey(fm, "aliases", note.ListNode(aliases))
 		out.Handle, out.Aliases = handle, aliases
 	}
 	if name != "" {
-		setMapKey(m.fmNode, "name", StrNode(name))
+		setMapKey(fm, "name", note.StrNode(name))
 		out.Name = name
 	}
 	var buf strings.Builder
@@ -523,5 +524,5 @@ func setMapKey(m *yaml.Node, key string, value *yaml.Node) {
 			return
 		}
 	}
-	m.Content = append(m.Content, StrNode(key), value)
+	m.Content = append(m.Content, note.StrNode(key), value)
 }

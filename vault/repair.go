@@ -62,7 +62,7 @@ func (v *Vault) leftoverFindings() []Finding {
 // changed on disk and quiet, as the person's, brings back the writes a
 // git operation left off the branch (stranded.go), gives notes whose file
 // repeats another's id an id of their own, and moves typed links out of
-// the legacy links: list into properties (linkmigrate.go). It returns one
+// the legacy links: list into properties (note.MigrateLinks). It returns one
 // line per thing it did.
 func (v *Vault) Repair() ([]string, error) {
 	var did []string

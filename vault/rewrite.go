@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -15,7 +16,7 @@ import (
 type edits struct {
 	v      *Vault
 	c      Caller
-	notes  map[string]*Note // by current path
+	notes  map[string]*note.Note // by current path
 	moves  map[string]string
 	files  map[string]string // files that are not notes it moves: old path → new
 	tokens map[string]string // path → version read
@@ -27,13 +28,13 @@ type edits struct {
 }
 
 func (v *Vault) newEdits(c Caller) *edits {
-	return &edits{v: v, c: c, notes: map[string]*Note{}, moves: map[string]string{}, files: map[string]string{}, tokens: map[string]string{},
+	return &edits{v: v, c: c, notes: map[string]*note.Note{}, moves: map[string]string{}, files: map[string]string{}, tokens: map[string]string{},
 		kept: map[string]bool{}, left: map[string]bool{}}
 }
 
 // note loads a note for changing (once), after committing any edit made on
 // disk, and remembers the version it was read at for the compare-and-swap.
-func (e *edits) note(p string) (*Note, error) {
+func (e *edits) note(p string) (*note.Note, error) {
 	if n, ok := e.notes[p]; ok {
 		return n, nil
 	}
@@ -48,7 +49,7 @@ func (e *edits) note(p string) (*Note, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
-	n := ParseNote(p, data)
+	n := note.Parse(p, data)
 	if err := n.FrontmatterError(); err != nil {
 		return nil, fmt.Errorf("%s: the frontmatter is not valid YAML (%v); fix it in an editor first", p, err)
 	}
@@ -123,7 +124,7 @@ func (e *edits) changes() []gitstore.Change {
 	sort.Strings(paths)
 	for _, p := range paths {
 		n := e.notes[p]
-		n.MigrateLinks() // a note cairn writes leaves the legacy links: list (linkmigrate.go)
+		n.MigrateLinks() // a note cairn writes leaves the legacy links: list (note.MigrateLinks)
 		if to, moved := e.moves[p]; moved {
 			out = append(out,
 				gitstore.Change{Path: p, Delete: true, CheckVersion: true, ExpectVersion: e.tokens[p], RequireClean: true},

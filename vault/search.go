@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Bounds of search's limit.
@@ -197,7 +198,7 @@ func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string, 
 		sh.Lexical = &search.Rank{Rank: h.Lexical.Rank}
 	}
 	if data, err := readFileNoFollow(v.abs(h.Path)); err == nil {
-		sh.Snippet = ix.Snippet(string(ParseNote(h.Path, data).Body), query, h.Chunk)
+		sh.Snippet = ix.Snippet(string(note.Parse(h.Path, data).Body), query, h.Chunk)
 	}
 	return sh, true
 }

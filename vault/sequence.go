@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
@@ -28,7 +29,7 @@ const contextBytes = 600
 // the same scope only. A neighbour's words go into p's index entry, so a
 // neighbour someone who reads p may not read (another person's private
 // note, another project) must never be one, whoever wrote the link.
-func (v *Vault) sequenceOf(p string, n *Note) []string {
+func (v *Vault) sequenceOf(p string, n *note.Note) []string {
 	scope, _, _ := v.scopeOf(p)
 	g := v.graphFor(p)
 	seen := map[string]bool{p: true}
@@ -73,7 +74,7 @@ func (v *Vault) contextOf(paths []string) string {
 		if err != nil {
 			continue
 		}
-		body := strings.TrimSpace(string(ParseNote(q, data).Body))
+		body := strings.TrimSpace(string(note.Parse(q, data).Body))
 		if len(body) > contextBytes {
 			cut := contextBytes
 			for cut > 0 && !utf8.RuneStart(body[cut]) {
@@ -88,10 +89,10 @@ func (v *Vault) contextOf(paths []string) string {
 }
 
 // whoOf reads the people a note is by from its frontmatter.
-func whoOf(n *Note) []string {
+func whoOf(n *note.Note) []string {
 	var out []string
 	for _, k := range whoKeys {
-		node := n.key(k)
+		node := n.KeyNode(k)
 		if node == nil {
 			continue
 		}
@@ -100,12 +101,12 @@ func whoOf(n *Note) []string {
 		case yaml.ScalarNode:
 			names = []string{strings.TrimSpace(node.Value)}
 		case yaml.SequenceNode:
-			names = stringList(node)
+			names = note.StringList(node)
 		}
 		for _, s := range names {
 			// author: "[[Sam Okafor]]" links the person's note (a typed
 			// link too): the person is the name linked.
-			if target, _, ok := linkValue(s); ok {
+			if target, _, ok := note.LinkValue(s); ok {
 				s = target
 			}
 			out = append(out, s)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // SessionStart is what start_session answers: who the user is (their
@@ -153,7 +154,7 @@ func (v *Vault) profile(c Caller) *ProfileView {
 	if err != nil {
 		return nil
 	}
-	n := ParseNote(p, data)
+	n := note.Parse(p, data)
 	v.adoptID(n)
 	pv := &ProfileView{ID: n.ID, Path: p, Observations: ParseObservations(n.Body), Content: withoutObservations(string(n.Body))}
 	if pv.Observations == nil {
@@ -258,7 +259,7 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 		if err != nil {
 			continue
 		}
-		n := ParseNote(p, data)
+		n := note.Parse(p, data)
 		v.adoptID(n)
 		pn := PinnedNote{NoteRef: NoteRef{ID: n.ID, Path: p, Title: n.Title}, Excerpt: string(n.Body)}
 		if len(pn.Excerpt) > pinnedExcerpt {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
@@ -108,7 +109,7 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 		case t.After(time.Now().Add(14 * time.Hour)): // a day east of UTC is not the future
 			return rejected(fmt.Sprintf("argument occurred_at: %s is in the future", a.OccurredAt)), nil
 		}
-		occurred = propertyDate(a.OccurredAt, t)
+		occurred = note.PropertyDate(a.OccurredAt, t)
 	}
 	if c.Principal == "" || c.Ceiling < RoleWrite {
 		return rejected("this token may not write"), nil
@@ -124,7 +125,7 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 	if !a.Confirmed {
 		return &Capture{Status: CapturePending, Proposal: prop, Message: "Nothing is saved yet: show the proposal to the user, then call again with confirmed: true."}, nil
 	}
-	id := NewID()
+	id := note.NewID()
 	p := thoughtsDir(c.Principal, a.Space) + "/" + fileNameFrom(text, id)
 	if err := v.noSymlinks("space", p); err != nil {
 		return rejected(err.Error()), nil
@@ -140,7 +141,7 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 	if occurred != "" {
 		set("occurred_at", occurred)
 	}
-	set("captured_at", time.Now().UTC().Format(DateTimeLayout))
+	set("captured_at", time.Now().UTC().Format(note.DateTimeLayout))
 	head, err := yaml.Marshal(fm)
 	if err != nil {
 		return nil, err
@@ -180,7 +181,7 @@ func (v *Vault) sameThought(principal, space, text string) (id, path string) {
 		if err != nil {
 			continue
 		}
-		n := ParseNote(p, data)
+		n := note.Parse(p, data)
 		if normWords(string(n.Body)) == want {
 			if e := v.entry(p, false); e != nil {
 				return e.ID, p
@@ -199,7 +200,7 @@ func (v *Vault) sameThought(principal, space, text string) (id, path string) {
 //     or more that are not stop words (ties: alphabetical).
 var capRun = regexp.MustCompile(`\p{Lu}[\p{L}\p{N}'’-]*(?:\s+\p{Lu}[\p{L}\p{N}'’-]*)*`)
 
-func thoughtEntities(n *Note) []string {
+func thoughtEntities(n *note.Note) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(s string) {
@@ -236,7 +237,7 @@ func sentenceStart(s string, i int) bool {
 	return j < 0 || s[j] == '.' || s[j] == '!' || s[j] == '?' || s[j] == '\n' || s[j] == ':'
 }
 
-func thoughtTopics(n *Note) []string {
+func thoughtTopics(n *note.Note) []string {
 	out := append([]string{}, n.Tags...)
 	counts := map[string]int{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(string(n.Body)), func(r rune) bool { return !unicode.IsLetter(r) }) {
@@ -340,15 +341,15 @@ func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space stri
 	out.Mode = string(res.Mode)
 	type cand struct {
 		ev   Evidence
-		note *Note
+		note *note.Note
 		hit  search.Hit
 	}
-	read := func(p string) *Note {
+	read := func(p string) *note.Note {
 		data, err := readFileNoFollow(v.abs(p))
 		if err != nil {
 			return nil
 		}
-		return ParseNote(p, data)
+		return note.Parse(p, data)
 	}
 	var direct, other []cand
 	content := search.ContentWords(question)
@@ -449,14 +450,14 @@ func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space stri
 	return out, nil
 }
 
-func (v *Vault) evidence(ix *search.Index, p string, n *Note, question string, h search.Hit) Evidence {
+func (v *Vault) evidence(ix *search.Index, p string, n *note.Note, question string, h search.Hit) Evidence {
 	ev := Evidence{ID: n.ID, Path: p, Score: h.Score, Topics: thoughtTopics(n), Entities: thoughtEntities(n)}
 	if e := v.entry(p, false); e != nil {
 		ev.ID = e.ID
 	}
 	ev.Excerpt = ix.Snippet(string(n.Body), question, h.Chunk)
-	if ev.Date = n.scalar("occurred_at"); ev.Date == "" {
-		ev.Date = n.scalar("captured_at")
+	if ev.Date = n.Scalar("occurred_at"); ev.Date == "" {
+		ev.Date = n.Scalar("captured_at")
 	}
 	if ev.Topics == nil {
 		ev.Topics = []string{}

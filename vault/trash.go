@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/oklog/ulid/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -64,9 +65,9 @@ func (v *Vault) DeleteNote(c Caller, ref, versionToken string) (*Deleted, error)
 	if err != nil {
 		return nil, err
 	}
-	n := ParseNote(p, data)
+	n := note.Parse(p, data)
 	v.adoptID(n)
-	e := TrashEntry{TrashID: NewID(), Path: p, NoteID: n.ID, Title: n.Title, DeletedBy: c.Principal,
+	e := TrashEntry{TrashID: note.NewID(), Path: p, NoteID: n.ID, Title: n.Title, DeletedBy: c.Principal,
 		Actor: actorOf(c), Tool: c.Tool, DeletedAt: time.Now().UTC().Truncate(time.Second), Version: cur}
 	meta, _ := yaml.Marshal(e)
 	dir := TrashDir + "/" + e.TrashID

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
@@ -16,7 +17,7 @@ import (
 // can alter what links of other notes point to. Refusing every such change
 // would tell the caller about notes it cannot read (a probe for which
 // titles exist) and let anyone's link block anyone's move; allowing it
-// silently would break links. So, link by link (docs/architecture.md, "The
+// silently would break links. So, link by link (docs/links.md, "The
 // link guard"):
 //
 //   - a link the caller sees shift, in a note it may write, refuses the
@@ -212,7 +213,7 @@ type keptAs struct {
 // but never on an embed (it would read as a size); a fragment and an
 // existing label stay; a Markdown link keeps its text and its style
 // (writtenAs). Typed links in the frontmatter get the same.
-func keepLinks(n *Note, m map[string]keptAs) {
+func keepLinks(n *note.Note, m map[string]keptAs) {
 	links := wikilinks.Parse(n.Body)
 	body := n.Body
 	for i := len(links) - 1; i >= 0; i-- {
@@ -235,7 +236,7 @@ func keepLinks(n *Note, m map[string]keptAs) {
 		body = append(append(append([]byte{}, body[:l.Offset]...), writtenAs(l, k.target)+tail...), body[end:]...)
 	}
 	n.Body = body
-	n.typedLinkValues(func(val *yaml.Node) bool {
+	n.RewriteTypedLinkValues(func(val *yaml.Node) bool {
 		t, frag := wikilinks.ParseRef(val.Value)
 		k, ok := m[t]
 		if !ok {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Options for Open.
@@ -437,7 +438,7 @@ func (v *Vault) projectSet() *projectSet {
 
 // noteIdentity is a note's saved id, read from the start of its file.
 func noteIdentity(head []byte) string {
-	n := ParseNote("", head)
+	n := note.Parse("", head)
 	if !n.IDSaved {
 		return ""
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -45,8 +46,7 @@ type Written struct {
 }
 
 var (
-	typeRE     = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}_-]{0,63}$`)
-	linkTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	typeRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}_-]{0,63}$`)
 )
 
 func checkBody(arg, body string) error {
@@ -87,7 +87,7 @@ func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := v.writeNewLinks(n, links, n.pendingNote()); err != nil {
+	if err := v.writeNewLinks(n, links, pendingNote(n)); err != nil {
 		return nil, err
 	}
 	changes := append([]gitstore.Change{newFile(n)}, e.changes()...)
@@ -100,20 +100,15 @@ func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
 
 // pendingNote is a new note as a link written before it exists must
 // count it: where it will be (see wikilinks.Graph.NewLinkText).
-func (n *Note) pendingNote() wikilinks.Note {
+func pendingNote(n *note.Note) wikilinks.Note {
 	return wikilinks.Note{ID: n.ID, Path: n.Path, Title: n.Title}
 }
 
-// graphNote is a new note as the link graph will know it.
-func (n *Note) graphNote() wikilinks.Note {
-	return wikilinks.Note{ID: n.ID, Path: n.Path, Title: n.Title, Aliases: n.Aliases, Links: n.Links()}
-}
-
-func newFile(n *Note) gitstore.Change {
+func newFile(n *note.Note) gitstore.Change {
 	return gitstore.Change{Path: n.Path, Content: n.Render(), CheckVersion: true, ExpectVersion: "", RequireClean: true}
 }
 
-func (v *Vault) createConflict(n *Note, prefix string, err error) error {
+func (v *Vault) createConflict(n *note.Note, prefix string, err error) error {
 	if oe := otherConflict(err, n.Path); oe != nil {
 		return oe
 	}
@@ -130,7 +125,7 @@ func (v *Vault) createConflict(n *Note, prefix string, err error) error {
 // the typed links to write in it once the notes written with it are
 // known (writeNewLinks). Argument names in errors get prefix (for
 // create_notes: "notes[3].").
-func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Project, *edits, []newLink, error) {
+func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*note.Note, *Project, *edits, []newLink, error) {
 	if err := checkBody(prefix+"body", a.Body); err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -140,7 +135,7 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	if bytes.HasPrefix(bytes.TrimLeft([]byte(a.Body), "\r\n"), []byte("---")) {
 		return nil, nil, nil, nil, argErr(prefix+"body", "starts with a frontmatter block; give type and tags as arguments instead (the server writes the frontmatter)")
 	}
-	title := TitleOf([]byte(a.Body))
+	title := note.TitleOf([]byte(a.Body))
 	if title == "" {
 		return nil, nil, nil, nil, argErr(prefix+"body", "has no leading level-1 heading: its first line must be '# Title'")
 	}
@@ -180,22 +175,22 @@ func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*Note, *Pr
 	if err := v.checkNoTwin(prefix+"body", folder, name, ""); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	n := &Note{Path: p, ID: NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
+	n := &note.Note{Path: p, ID: note.NewID(), Title: title, Body: []byte(ensureNewline(a.Body))}
 	e := v.newEdits(c)
-	if err := e.guard(prefix+"body", fmt.Sprintf("the title %q", title), "title", []wikilinks.Note{n.graphNote()}, true); err != nil {
+	if err := e.guard(prefix+"body", fmt.Sprintf("the title %q", title), "title", []wikilinks.Note{n.GraphNote()}, true); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if err := n.SetKey("id", StrNode(n.ID)); err != nil {
+	if err := n.SetKey("id", note.StrNode(n.ID)); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	if a.Type != "" {
-		n.SetKey("type", StrNode(a.Type))
+		n.SetKey("type", note.StrNode(a.Type))
 	}
 	if len(tags) > 0 {
-		n.SetKey("tags", ListNode(tags))
+		n.SetKey("tags", note.ListNode(tags))
 	}
-	n.SetKey("created", DateTimeNode(time.Now()))
-	if err := v.checkNewLinks(n, links, n.pendingNote()); err != nil {
+	n.SetKey("created", note.DateTimeNode(time.Now()))
+	if err := v.checkNewLinks(n, links, pendingNote(n)); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	return n, pr, e, links, nil
@@ -229,7 +224,7 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 		return nil, argErr("notes", "has %d notes; at most 1000 a call", len(notes))
 	}
 	results := make([]BatchResult, len(notes))
-	var ok []*Note
+	var ok []*note.Note
 	var okLinks [][]newLink
 	taken := map[string]int{}
 	dirs := folderSpellings{}
@@ -270,7 +265,7 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 	set := make([]wikilinks.Note, len(ok))
 	for i, n := range ok {
 		changes[i] = newFile(n)
-		set[i] = n.graphNote()
+		set[i] = n.GraphNote()
 	}
 	// Every title was guarded alone; a link two of them take over together
 	// is taken over by each alone, so this pass has nothing left to refuse.
@@ -302,10 +297,10 @@ func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]Bat
 // writeBatchLinks writes the typed links of a batch's notes once every
 // note of the batch is known: a new note may share a target's file name,
 // which then needs its path.
-func (v *Vault) writeBatchLinks(notes []*Note, links [][]newLink) error {
+func (v *Vault) writeBatchLinks(notes []*note.Note, links [][]newLink) error {
 	pending := make([]wikilinks.Note, len(notes))
 	for i, n := range notes {
-		pending[i] = n.pendingNote()
+		pending[i] = pendingNote(n)
 	}
 	for i, n := range notes {
 		if err := v.writeNewLinks(n, links[i], pending...); err != nil {
@@ -437,7 +432,7 @@ func (v *Vault) newLinks(c Caller, pr *Project, links []LinkSpec, prefix string)
 
 // checkNewLinks says whether every link to an existing note can be
 // written from the new note n, with pending (n among them) written too.
-func (v *Vault) checkNewLinks(n *Note, links []newLink, pending ...wikilinks.Note) error {
+func (v *Vault) checkNewLinks(n *note.Note, links []newLink, pending ...wikilinks.Note) error {
 	for _, l := range links {
 		if l.path != "" {
 			if _, err := v.linkText(l.arg, n.Path, l.path, false, pending...); err != nil {
@@ -452,7 +447,7 @@ func (v *Vault) checkNewLinks(n *Note, links []newLink, pending ...wikilinks.Not
 // link to an existing note by its file name or path in the vault's link
 // format, as it reads from n once n and the other pending notes of the
 // write exist (linkTarget), a title as given.
-func (v *Vault) writeNewLinks(n *Note, links []newLink, pending ...wikilinks.Note) error {
+func (v *Vault) writeNewLinks(n *note.Note, links []newLink, pending ...wikilinks.Note) error {
 	seen := map[string]bool{}
 	for _, l := range links {
 		target := l.target
@@ -464,7 +459,7 @@ func (v *Vault) writeNewLinks(n *Note, links []newLink, pending ...wikilinks.Not
 		}
 		if k := l.typ + "\x00" + strings.ToLower(target); !seen[k] {
 			seen[k] = true
-			if err := addTypedLink(n, l.typ, target); err != nil {
+			if err := note.AddTypedLink(n, l.typ, target); err != nil {
 				return err
 			}
 		}

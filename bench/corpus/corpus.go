@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Sentences are LoCoMo's dialogue turns, sorted (a fixed seed then draws
@@ -106,7 +107,7 @@ func GenerateHistory(dir string, n, words, commits int, sents []string, rng *ran
 			b.WriteString(" ")
 			cnt += len(strings.Fields(s))
 		}
-		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d]\n---\n# Note %06d\n\n%s\n", vault.NewID(), i%50, i, b.String())
+		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d]\n---\n# Note %06d\n\n%s\n", note.NewID(), i%50, i, b.String())
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(NotePath(i))), []byte(body), 0o644); err != nil {
 			return err
 		}

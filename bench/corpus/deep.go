@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // vocab is DeepHistory's made-up words: no real language, so no analyser
@@ -96,7 +97,7 @@ func DeepHistory(dir string, notes, folders, words int, since time.Time) ([]stri
 	var paths []string
 	for i := 0; i < notes-1; i++ {
 		p := fmt.Sprintf("space/f%03d/Note %05d.md", i%folders, i)
-		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d, bench]\n---\n# Note %05d\n\n%s\n", vault.NewID(), i%50, i, Words(rng, words))
+		body := fmt.Sprintf("---\nid: %s\ntype: note\ntags: [t%d, bench]\n---\n# Note %05d\n\n%s\n", note.NewID(), i%50, i, Words(rng, words))
 		commit(fmt.Sprintf("note %d", i), map[string]string{p: body})
 		paths = append(paths, p)
 	}

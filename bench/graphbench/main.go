@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -145,13 +146,13 @@ func graphBuild(n int) {
 func renameBench(backlinks int) {
 	dir, cleanup := fastVault("cairn-graphbench-", func(file func(p, content string)) {
 		file("s/"+vault.ProjectMarker, "handle: s\nname: S\n")
-		file("s/hub/Hub.md", "---\nid: "+vault.NewID()+"\n---\n# Hub\n\nThe note everyone links to.\n")
+		file("s/hub/Hub.md", "---\nid: "+note.NewID()+"\n---\n# Hub\n\nThe note everyone links to.\n")
 		for i := 0; i < backlinks; i++ {
 			target := "[[Hub]]"
 			if i%2 == 1 {
 				target = "[[s/hub/Hub]]"
 			}
-			file(fmt.Sprintf("s/f%02d/Source %04d.md", i%50, i), fmt.Sprintf("---\nid: %s\n---\n# Source %04d\n\nLinks to %s and more text.\n", vault.NewID(), i, target))
+			file(fmt.Sprintf("s/f%02d/Source %04d.md", i%50, i), fmt.Sprintf("---\nid: %s\n---\n# Source %04d\n\nLinks to %s and more text.\n", note.NewID(), i, target))
 		}
 	})
 	defer cleanup()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -154,17 +155,17 @@ func writeMixedVault(n, backlinks int) (string, func()) {
 	return fastVault("cairn-graphbench-doctor-", func(file func(p, content string)) {
 		rng := rand.New(rand.NewSource(1))
 		for i := 0; i < n; i++ {
-			file(mixedPath(i), "---\nid: "+vault.NewID()+"\n---\n"+string(mixedBody(rng, i, n)))
+			file(mixedPath(i), "---\nid: "+note.NewID()+"\n---\n"+string(mixedBody(rng, i, n)))
 		}
 		for _, a := range mixedAttachments(n) {
 			file(a, "binary")
 		}
 		if backlinks > 0 {
-			file("hub/Hub note.md", "---\nid: "+vault.NewID()+"\n---\n# Hub note\n\nThe note everyone links to. ^top\n\n## Part\n\n### Detail\n")
+			file("hub/Hub note.md", "---\nid: "+note.NewID()+"\n---\n# Hub note\n\nThe note everyone links to. ^top\n\n## Part\n\n### Detail\n")
 		}
 		for k := 0; k < backlinks; k++ {
 			fm, link := hubBacklink(k)
-			file(fmt.Sprintf("h%02d/Source %04d.md", k%50, k), fmt.Sprintf("---\nid: %s\n%s---\n# Source %04d\n\nSee %s, and more text.\n", vault.NewID(), fm, k, link))
+			file(fmt.Sprintf("h%02d/Source %04d.md", k%50, k), fmt.Sprintf("---\nid: %s\n%s---\n# Source %04d\n\nSee %s, and more text.\n", note.NewID(), fm, k, link))
 		}
 	})
 }

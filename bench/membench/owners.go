@@ -30,7 +30,7 @@ var owners = []owner{
 	// something keeps a piece of it: what is still live here is.
 	{"vault.searchDoc: note texts read for the index, still held", []string{cairn + "vault.(*Vault).searchDoc"}},
 	// A title is a substring of a copy of its note's whole text.
-	{"vault.TitleOf: titles (catalog, graph)", []string{cairn + "vault.TitleOf"}},
+	{"note.TitleOf: titles (catalog, graph)", []string{cairn + "vault/note.TitleOf"}},
 	{"gitstore: commit-diff cache (walkCache)", []string{cairn + "gitstore.(*Store).commitChanges", cairn + "gitstore.(*Store).remember"}},
 	{"gitstore: version map", []string{cairn + "gitstore.loadVersionMap", cairn + "gitstore.updateVersionMap", cairn + "gitstore.(*versionMap)", cairn + "gitstore.(*treeWalker).resolve"}},
 	{"gitstore: git index (stat cache)", []string{cairn + "gitstore.(*Store).loadStatCache", cairn + "gitstore.parseIndex"}},

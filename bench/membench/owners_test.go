@@ -17,9 +17,9 @@ func TestOwnerOfTakesTheFirstRuleAnyFrameMatches(t *testing.T) {
 		// The graph before the catalog whose scan feeds it.
 		{[]string{"internal/runtime/maps.newarray", cairn + "wikilinks.add", cairn + "wikilinks.(*Graph).Set", cairn + "vault.(*catalog).put"}, "wikilinks: link graph"},
 		{[]string{cairn + "vault.addPath", cairn + "vault.(*catalog).put", cairn + "vault.(*catalog).sync"}, "vault: catalog (entries, their parsed links, ids)"},
-		{[]string{cairn + "vault.TitleOf", cairn + "vault.ParseNote", cairn + "vault.(*catalog).sync"}, "vault.TitleOf: titles (catalog, graph)"},
+		{[]string{cairn + "vault/note.TitleOf", cairn + "vault/note.Parse", cairn + "vault.(*catalog).sync"}, "note.TitleOf: titles (catalog, graph)"},
 		// What reading a note for the index left live, whatever kept it.
-		{[]string{cairn + "vault.TitleOf", cairn + "vault.ParseNote", cairn + "vault.(*Vault).searchDoc", cairn + "search.(*embedQueue).embed"}, "vault.searchDoc: note texts read for the index, still held"},
+		{[]string{cairn + "vault/note.TitleOf", cairn + "vault/note.Parse", cairn + "vault.(*Vault).searchDoc", cairn + "search.(*embedQueue).embed"}, "vault.searchDoc: note texts read for the index, still held"},
 		{[]string{"runtime.mallocgc", "github.com/blevesearch/zapx/v16.(*interim).convert", cairn + "search.(*Index).apply"}, "Bleve (in heap)"},
 		{[]string{"runtime.mallocgc", "regexp.compile", "github.com/yuin/goldmark/parser.init"}, "other: github.com/yuin/goldmark/parser"},
 		{[]string{"runtime.malg", "runtime.newproc1"}, "other: runtime"},

@@ -69,7 +69,7 @@ rebase --abort, a write on another branch) are brought back.`,
 }
 
 // hostLine says which process hosts the vault, the one other servers on
-// it attach to (docs/architecture.md, "One vault, many clients").
+// it attach to (docs/hosting.md, "The host and its front ends").
 func hostLine(dir string) string {
 	msg := "no process hosts the vault"
 	if root, err := host.Canonical(dir); err == nil {

@@ -36,7 +36,7 @@ type serveOptions struct {
 	// maxReply bounds each tool's reply ("" is mcptools.DefaultMaxReply).
 	maxReply string
 
-	// HTTP limits (docs/architecture.md, "HTTP limits").
+	// HTTP limits (docs/mcp.md, "HTTP limits").
 	maxBody      string
 	sessionIdle  time.Duration
 	maxSessions  int

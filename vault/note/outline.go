@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"bytes"

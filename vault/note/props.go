@@ -1,8 +1,8 @@
-package vault
+package note
 
 import (
-	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -28,11 +28,11 @@ const DateTimeLayout = "2006-01-02T15:04:05"
 // DateTimeNode is t as a date-time property value.
 func DateTimeNode(t time.Time) *yaml.Node { return StrNode(t.UTC().Format(DateTimeLayout)) }
 
-// propertyDate is how a date or time given as s (read as t by ParseDate)
+// PropertyDate is how a date or time given as s (read as t by ParseDate)
 // is written as a property: a day as a date (2026-11-29), a moment as a
 // date-time in UTC (2026-11-29T08:00:00 for 2026-11-29T10:00:00+02:00).
 // A month alone (2026-11) is no Obsidian date and stays as given.
-func propertyDate(s string, t time.Time) string {
+func PropertyDate(s string, t time.Time) string {
 	s = strings.TrimSpace(s)
 	switch {
 	case len(s) == len("2006-01-02"):
@@ -52,6 +52,26 @@ var notLinkProperties = map[string]bool{"aliases": true, "tags": true, "cssclass
 // read, and moved into properties by cairn's next write of the note.
 const LegacyLinksKey = "links"
 
+// ConflictsKey is the frontmatter list through which a note kept in place
+// by a sync conflict links to the copies holding the other versions
+// (`conflicts: ["[[./Note (conflict 2026-12-01 101500)]]"]`, without "./"
+// at the root: a list of links that Obsidian's Properties show), so
+// whoever opens the note finds them.
+// Deleting a copy resolves its conflict; the entry then points nowhere,
+// and cairn doctor --fix removes it.
+const ConflictsKey = "conflicts"
+
+// linkTypeRE is what a link type must look like: a lower-case word, a
+// property name Obsidian and YAML take as is.
+var linkTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// ValidLinkType says whether typ looks like a link type (linkTypeRE).
+func ValidLinkType(typ string) bool { return linkTypeRE.MatchString(typ) }
+
+// ReservedProperty says whether a property name has another meaning for
+// cairn, search or Obsidian, so that a typed link cannot take it.
+func ReservedProperty(name string) bool { return reservedLinkTypes[name] }
+
 // reservedLinkTypes are property names that cairn, search or Obsidian give
 // another meaning: a typed link cannot take them.
 var reservedLinkTypes = map[string]bool{
@@ -62,10 +82,10 @@ var reservedLinkTypes = map[string]bool{
 	"occurred_at": true, "captured_at": true, "thought_kind": true, "space": true,
 }
 
-// linkValue reads a property value that is one wikilink ("[[T#frag|label]]",
+// LinkValue reads a property value that is one wikilink ("[[T#frag|label]]",
 // the whole value): its target and fragment. Obsidian links a property
 // value written so; text around a link, or two links, make plain text.
-func linkValue(s string) (target, fragment string, ok bool) {
+func LinkValue(s string) (target, fragment string, ok bool) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "[[") || !strings.HasSuffix(s, "]]") {
 		return "", "", false
@@ -81,7 +101,7 @@ func linkValue(s string) (target, fragment string, ok bool) {
 // IsLinkText says whether a property value is one wikilink, as TypedLinks
 // reads it.
 func IsLinkText(s string) bool {
-	_, _, ok := linkValue(s)
+	_, _, ok := LinkValue(s)
 	return ok
 }
 
@@ -90,12 +110,12 @@ func isLinkNode(v *yaml.Node) bool {
 	if v == nil || v.Kind != yaml.ScalarNode {
 		return false
 	}
-	_, _, ok := linkValue(v.Value)
+	_, _, ok := LinkValue(v.Value)
 	return ok
 }
 
-// linkItem is a list item holding a link, quoted as Obsidian writes it.
-func linkItem(target string) *yaml.Node {
+// LinkItem is a list item holding a link, quoted as Obsidian writes it.
+func LinkItem(target string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: "[[" + target + "]]"}
 }
 
@@ -110,7 +130,7 @@ func (n *Note) TypedLinks() []wikilinks.Link {
 	}
 	var out []wikilinks.Link
 	add := func(typ, value string) {
-		if target, frag, ok := linkValue(value); ok {
+		if target, frag, ok := LinkValue(value); ok {
 			out = append(out, wikilinks.Link{Target: target, Fragment: frag, Type: typ, Typed: true, Offset: -1})
 		}
 	}
@@ -160,13 +180,13 @@ func legacyFields(item *yaml.Node) (typ, to string) {
 	return typ, to
 }
 
-// typedLinkValues calls fn with every scalar node that holds a typed
+// RewriteTypedLinkValues calls fn with every scalar node that holds a typed
 // link's text (a link property's value or items, a legacy entry's `to`),
 // in the order TypedLinks reads them; fn changes the node and says so.
 // Each property changed is written again at once, on its own lines (a
 // change waiting in another property would make the splice of this one
 // read back wrong, and the block be written whole).
-func (n *Note) typedLinkValues(fn func(*yaml.Node) bool) error {
+func (n *Note) RewriteTypedLinkValues(fn func(*yaml.Node) bool) error {
 	for i := 0; n.fmNode != nil && i+1 < len(n.fmNode.Content); i += 2 {
 		k, v := n.fmNode.Content[i].Value, n.fmNode.Content[i+1]
 		if notLinkProperties[k] {
@@ -228,7 +248,7 @@ func (n *Note) SetList(key string, items []string) error {
 		}
 		if node == nil {
 			node = StrNode(s)
-			if _, _, ok := linkValue(s); ok {
+			if _, _, ok := LinkValue(s); ok {
 				node.Style = yaml.DoubleQuotedStyle
 			}
 		}
@@ -250,44 +270,10 @@ func (n *Note) listStyle() yaml.Style {
 	return yaml.FlowStyle
 }
 
-// checkLinkType checks a link type given to be written: a lower-case word
-// (a property name Obsidian and YAML take as is), not one of the names
-// with another meaning, and not a property the vault's Obsidian settings
-// type as something other than a list.
-func (v *Vault) checkLinkType(arg, typ string) error {
-	if !linkTypeRE.MatchString(typ) {
-		return argErr(arg, "%q must be a lower-case word like depends_on", typ)
-	}
-	if reservedLinkTypes[typ] {
-		return argErr(arg, "%q is a property with another meaning in a note's frontmatter; choose another type (related, depends_on, supersedes...)", typ)
-	}
-	if t, ok := v.obsidianTypes()[typ]; ok && t != "multitext" {
-		return argErr(arg, "%q is a %s property in the vault's Obsidian settings (.obsidian/types.json); a typed link is a list property: choose another type", typ, t)
-	}
-	return nil
-}
-
-// obsidianTypes reads the property types the vault's Obsidian settings
-// give (.obsidian/types.json: {"types": {"name": "multitext"}}); none when
-// the file is missing or unreadable.
-func (v *Vault) obsidianTypes() map[string]string {
-	data, err := readFileNoFollow(v.abs(".obsidian/types.json"))
-	if err != nil || len(data) > 1<<20 {
-		return nil
-	}
-	var f struct {
-		Types map[string]string `json:"types"`
-	}
-	if json.Unmarshal(data, &f) != nil {
-		return nil
-	}
-	return f.Types
-}
-
-// linkPropertyProblem says why the note's property typ cannot take a
+// LinkPropertyProblem says why the note's property typ cannot take a
 // link ("" when it can): it holds text that is not a link, a map, or a
 // list of more than text. Absent or empty, a link, or a list of text is fine.
-func linkPropertyProblem(n *Note, typ string) string {
+func LinkPropertyProblem(n *Note, typ string) string {
 	v := n.key(typ)
 	switch {
 	case v == nil || isLinkNode(v) || isNull(v):
@@ -308,10 +294,10 @@ func linkPropertyProblem(n *Note, typ string) string {
 // isNull: an empty property (`related:`), as Obsidian leaves one.
 func isNull(v *yaml.Node) bool { return v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" }
 
-// addTypedLink adds a link to target to the note's property typ, a list
+// AddTypedLink adds a link to target to the note's property typ, a list
 // (made at the end when absent; a single link already there becomes its
-// first item). The caller checked linkPropertyProblem.
-func addTypedLink(n *Note, typ, target string) error {
+// first item). The caller checked LinkPropertyProblem.
+func AddTypedLink(n *Note, typ, target string) error {
 	if err := n.addLinkValue(typ, "[["+target+"]]", -1); err != nil {
 		return err
 	}

@@ -1,27 +1,15 @@
-package vault
+package note
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/adrg/frontmatter"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"github.com/oklog/ulid/v2"
 	"gopkg.in/yaml.v3"
-)
-
-// Note classes. The class comes from where a note lives, never from what a
-// caller asks for (see classOf).
-const (
-	ClassUserDoc     = "user-doc"
-	ClassAgentMemory = "agent-memory"
-	ClassUserProfile = "user-profile"
-	// ClassUserThought is a thought the user captured in their own words
-	// (treaisure_capture_thought): people/<p>/thoughts/<space>/.
-	ClassUserThought = "user-thought"
 )
 
 // Note is one Markdown file: its frontmatter (kept as a YAML node so a
@@ -40,16 +28,14 @@ type Note struct {
 	fmNode *yaml.Node // the mapping node, nil when the file has none
 	fmErr  error      // the frontmatter could not be parsed
 	Body   []byte     // everything after the frontmatter region
-
-	links []wikilinks.Link // parsed ahead of time by a catalog worker, if set
 }
 
 var yamlFormat = frontmatter.NewFormat("---", "---", yaml.Unmarshal)
 
-// ParseNote reads a note's file content. A frontmatter that is not valid
+// Parse reads a note's file content. A frontmatter that is not valid
 // YAML does not make the note unreadable: the error is kept (FrontmatterError)
 // and writes that need the frontmatter are refused.
-func ParseNote(path string, raw []byte) *Note {
+func Parse(path string, raw []byte) *Note {
 	n := &Note{Path: path}
 	var doc yaml.Node
 	rest, err := frontmatter.Parse(bytes.NewReader(raw), &doc, yamlFormat)
@@ -74,7 +60,7 @@ func ParseNote(path string, raw []byte) *Note {
 	n.readKeys()
 	n.Title = TitleOf(n.Body)
 	if n.Title == "" {
-		n.Title = strings.TrimSuffix(baseName(path), ".md")
+		n.Title = strings.TrimSuffix(fileName(path), ".md")
 	}
 	if n.ID == "" {
 		n.ID = DerivedID(path)
@@ -105,15 +91,15 @@ func (n *Note) readKeys() {
 				n.Type = v.Value
 			}
 		case "tags":
-			n.Tags = stringList(v)
+			n.Tags = StringList(v)
 		case "aliases":
-			n.Aliases = stringList(v)
+			n.Aliases = StringList(v)
 		}
 	}
 }
 
-// stringList reads a YAML list of scalars, or a comma-separated scalar.
-func stringList(v *yaml.Node) []string {
+// StringList reads a YAML list of scalars, or a comma-separated scalar.
+func StringList(v *yaml.Node) []string {
 	var out []string
 	switch v.Kind {
 	case yaml.SequenceNode:
@@ -205,7 +191,7 @@ func TitleOf(body []byte) string {
 		if t == "" {
 			continue
 		}
-		if h, ok := atxH1(line); ok {
+		if h, ok := TitleLine(line); ok {
 			return h
 		}
 		return ""
@@ -213,7 +199,9 @@ func TitleOf(body []byte) string {
 	return ""
 }
 
-func atxH1(line string) (string, bool) {
+// TitleLine reads a line that is an ATX heading of level 1 ("# Title",
+// up to three spaces before, closing #s dropped): its text.
+func TitleLine(line string) (string, bool) {
 	trim := strings.TrimLeft(line, " ")
 	if len(line)-len(trim) > 3 || !strings.HasPrefix(trim, "#") {
 		return "", false
@@ -374,23 +362,15 @@ func (n *Note) EnsureID() error {
 	return nil
 }
 
-func baseName(p string) string {
-	if i := strings.LastIndex(p, "/"); i >= 0 {
-		return p[i+1:]
-	}
-	return p
+// GraphNote is the note as the link graph knows it.
+func (n *Note) GraphNote() wikilinks.Note {
+	return wikilinks.Note{ID: n.ID, Path: n.Path, Title: n.Title, Aliases: n.Aliases, Links: n.Links()}
 }
 
-// validText refuses invalid UTF-8 and NUL bytes in text meant for a note.
-func validText(arg, s string) error {
-	if !utf8.ValidString(s) {
-		return argErr(arg, "is not valid UTF-8")
-	}
-	if strings.ContainsRune(s, 0) {
-		return argErr(arg, "contains a NUL character")
-	}
-	return nil
-}
+// FrontmatterNode is the frontmatter's mapping node (keys and values in
+// turn), nil when the note has none. A change to it is not written until
+// the note is re-encoded: use SetKey, SetList and DeleteKey to write.
+func (n *Note) FrontmatterNode() *yaml.Node { return n.fmNode }
 
 // Links are the note's links: those written in the body, then its typed
 // links (link properties and the legacy `links:` list: props.go).
@@ -398,16 +378,16 @@ func (n *Note) Links() []wikilinks.Link {
 	return append(wikilinks.Parse(n.Body), n.TypedLinks()...)
 }
 
-// key returns a top-level frontmatter value node, or nil.
-// scalar is a frontmatter key's value, trimmed, when it is a scalar ("" when
+// Scalar is a frontmatter key's value, trimmed, when it is a scalar ("" when
 // absent or a list or a map).
-func (n *Note) scalar(k string) string {
+func (n *Note) Scalar(k string) string {
 	if v := n.key(k); v != nil && v.Kind == yaml.ScalarNode {
 		return strings.TrimSpace(v.Value)
 	}
 	return ""
 }
 
+// key returns a top-level frontmatter value node, or nil.
 func (n *Note) key(k string) *yaml.Node {
 	if n.fmNode == nil {
 		return nil
@@ -418,4 +398,12 @@ func (n *Note) key(k string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// fileName is the last element of a slash-separated path.
+func fileName(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
 }

@@ -1,15 +1,14 @@
-package vault
+package note
 
 import (
-	"os"
-	"path/filepath"
+	"fmt"
 	"strings"
 	"testing"
 )
 
 func TestFrontmatterRoundTripKeepsOrderCommentsAndBody(t *testing.T) {
 	raw := "---\n# reviewed by Sam\ntype: decision   # inline\ntags: [launch, pricing]\ncreated: 2026-09-14\naliases:\n  - Old title\n---\n# Launch plan\n\nBody  with  spaces\r\nand CRLF\n"
-	n := ParseNote("a/Launch plan.md", []byte(raw))
+	n := Parse("a/Launch plan.md", []byte(raw))
 	if n.Title != "Launch plan" || n.Type != "decision" || strings.Join(n.Tags, ",") != "launch,pricing" || n.Aliases[0] != "Old title" {
 		t.Fatalf("parsed %+v", n)
 	}
@@ -34,7 +33,7 @@ func TestFrontmatterRoundTripKeepsOrderCommentsAndBody(t *testing.T) {
 	if !strings.HasSuffix(out, "---\n# Launch plan\n\nBody  with  spaces\r\nand CRLF\n") {
 		t.Errorf("body not verbatim:\n%q", out)
 	}
-	again := ParseNote(n.Path, []byte(out))
+	again := Parse(n.Path, []byte(out))
 	if again.ID != n.ID || !again.IDSaved {
 		t.Fatalf("id not read back: %s", again.ID)
 	}
@@ -61,7 +60,7 @@ func TestTitleAndOutline(t *testing.T) {
 }
 
 func TestBrokenFrontmatterStillReads(t *testing.T) {
-	n := ParseNote("x.md", []byte("---\nkey: [unclosed\n---\n# X\n"))
+	n := Parse("x.md", []byte("---\nkey: [unclosed\n---\n# X\n"))
 	if n.FrontmatterError() == nil {
 		t.Fatal("want a frontmatter error")
 	}
@@ -70,27 +69,8 @@ func TestBrokenFrontmatterStillReads(t *testing.T) {
 	}
 }
 
-func TestFileNameAndCleanRel(t *testing.T) {
-	if got, err := FileName(`A/B: "c"? [d]`); got != "A B c d.md" || err != nil {
-		t.Errorf("FileName = %q, %v", got, err)
-	}
-	for _, bad := range []string{"../x", "a/../../b", "/etc", ".git/config", "a/.cairn/x", "a\\b", ".trash/x", "a/\x01b", "a/\u202eb", "a\ufeff/b"} {
-		if _, err := cleanRel("path", bad); err == nil {
-			t.Errorf("cleanRel(%q) accepted", bad)
-		} else if !strings.Contains(err.Error(), "argument path") {
-			t.Errorf("error does not name the argument: %v", err)
-		}
-	}
-	if p, err := cleanRel("path", "/acme/launch/"); err == nil {
-		t.Errorf("absolute path accepted as %q", p)
-	}
-	if p, err := cleanRel("path", "acme/launch/"); err != nil || p != "acme/launch" {
-		t.Errorf("cleanRel = %q, %v", p, err)
-	}
-}
-
 func TestCRLFFrontmatterStaysCRLF(t *testing.T) {
-	n := ParseNote("w.md", []byte("---\r\ntype: note\r\n---\r\n# W\r\nbody\r\n"))
+	n := Parse("w.md", []byte("---\r\ntype: note\r\n---\r\n# W\r\nbody\r\n"))
 	if err := n.EnsureID(); err != nil {
 		t.Fatal(err)
 	}
@@ -100,26 +80,14 @@ func TestCRLFFrontmatterStaysCRLF(t *testing.T) {
 	}
 }
 
-// A frontmatter that parses as YAML but not as values (here a key given
-// twice, found by FuzzFrontmatter) is reported, not shown silently empty;
-// a write keeps it as written.
-func TestUndecodableFrontmatterIsReported(t *testing.T) {
-	v, dir := sampleVault(t)
-	p := filepath.Join(dir, "acme", "Dup keys.md")
-	if err := os.WriteFile(p, []byte("---\nstatus: draft\nstatus: final\n---\n# Dup keys\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitOut(t, dir, "add", "acme/Dup keys.md")
-	gitOut(t, dir, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "by hand")
-	n, err := v.GetNote(owner, "acme/Dup keys.md", false, "")
-	if err != nil || !strings.Contains(n.Warning, "already defined") {
-		t.Fatalf("%v %+v", err, n)
-	}
-	w, err := v.EditNote(owner, EditArgs{Ref: n.ID, VersionToken: n.VersionToken, Operation: OpAppend, Content: str("More.")})
+// get_note shows a note's dates as written, not as times in another form.
+func TestFrontmatterDatesReadAsWritten(t *testing.T) {
+	n := Parse("x.md", []byte("---\ncreated: 2026-09-24\ndue: 2026-10-01T09:30:00\nold: 2026-11-29T19:03:00Z\nlist: [2026-01-02]\n---\n"))
+	v, err := n.FrontmatterValues()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, p); !strings.Contains(got, "status: draft\nstatus: final\n") || !strings.HasSuffix(got, "More.\n") {
-		t.Fatalf("after a write (%s):\n%s", w.VersionToken, got)
+	if fmt.Sprint(v["created"], " ", v["due"], " ", v["old"], " ", v["list"]) != "2026-09-24 2026-10-01T09:30:00 2026-11-29T19:03:00Z [2026-01-02]" {
+		t.Fatalf("%#v", v)
 	}
 }

@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"strings"
@@ -97,12 +97,14 @@ func TestFrontmatterWriteTouchesOnlyItsProperty(t *testing.T) {
 		{"delete a nested map", func(n *Note) error { return n.DeleteKey("owner") },
 			[]string{"owner: {name: Sam, team: infra}\n"}, nil},
 		{"append to a block list", func(n *Note) error {
-			seq := n.key("related")
-			seq.Content = append(seq.Content, linkItem("Launch date"))
+			seq := n.KeyNode("related")
+			seq.Content = append(seq.Content, LinkItem("Launch date"))
 			return n.SetKey("related", seq)
 		}, []string{"  - \"[[Pricing]]\"   # the grid\n", "  # more to come\n"},
 			[]string{"  - \"[[Pricing]]\" # the grid\n", "  # more to come\n", "  - \"[[Launch date]]\"\n"}},
-		{"set an alias list", func(n *Note) error { return n.SetList("aliases", []string{"Launch v1", "Plan: launch", "Old plan"}) },
+		{"set an alias list", func(n *Note) error {
+			return n.SetList("aliases", []string{"Launch v1", "Plan: launch", "Old plan"})
+		},
 			[]string{"- Launch v1\n", "- \"Plan: launch\"\n"},
 			[]string{"- Launch v1\n", "- \"Plan: launch\"\n", "- Old plan\n"}},
 		{"set an inline list", func(n *Note) error { return n.SetList("tags", []string{"launch", "pricing", "q4"}) },
@@ -110,7 +112,7 @@ func TestFrontmatterWriteTouchesOnlyItsProperty(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			n := ParseNote("Launch plan.md", []byte(obsidianFrontmatter))
+			n := Parse("Launch plan.md", []byte(obsidianFrontmatter))
 			before := fmLines(n)
 			if err := c.do(n); err != nil {
 				t.Fatal(err)
@@ -123,7 +125,7 @@ func TestFrontmatterWriteTouchesOnlyItsProperty(t *testing.T) {
 			if !strings.HasSuffix(string(n.Render()), "---\n# Launch plan\nBody.\n") {
 				t.Fatalf("body changed:\n%s", n.Render())
 			}
-			if m := ParseNote(n.Path, n.Render()); m.FrontmatterError() != nil || m.Title != "Launch plan" {
+			if m := Parse(n.Path, n.Render()); m.FrontmatterError() != nil || m.Title != "Launch plan" {
 				t.Fatalf("does not read back: %v", m.FrontmatterError())
 			}
 		})
@@ -133,7 +135,7 @@ func TestFrontmatterWriteTouchesOnlyItsProperty(t *testing.T) {
 // Each case's property lands where people look for it: the id first,
 // a new key after the last one (before a closing comment).
 func TestFrontmatterNewKeysPlace(t *testing.T) {
-	n := ParseNote("x.md", []byte(obsidianFrontmatter))
+	n := Parse("x.md", []byte(obsidianFrontmatter))
 	if err := n.SetKey("status", StrNode("draft")); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +154,7 @@ func TestFrontmatterNewKeysPlace(t *testing.T) {
 // CRLF files stay CRLF, line for line.
 func TestFrontmatterWriteKeepsCRLF(t *testing.T) {
 	raw := strings.ReplaceAll(obsidianFrontmatter, "\n", "\r\n")
-	n := ParseNote("x.md", []byte(raw))
+	n := Parse("x.md", []byte(raw))
 	if err := n.SetList("related", []string{"[[Pricing]]", "[[Launch date]]"}); err != nil {
 		t.Fatal(err)
 	}
@@ -170,15 +172,15 @@ func TestFrontmatterWriteKeepsCRLF(t *testing.T) {
 // (the anchor's own value replaced) is refused, and changes nothing.
 func TestFrontmatterWithAnchorsFallsBackWhole(t *testing.T) {
 	raw := "---\nbase: &b {a: 1}\nother: *b\n---\nx\n"
-	n := ParseNote("x.md", []byte(raw))
+	n := Parse("x.md", []byte(raw))
 	if err := n.SetKey("status", StrNode("draft")); err != nil {
 		t.Fatal(err)
 	}
-	v, err := ParseNote("x.md", n.Render()).FrontmatterValues()
+	v, err := Parse("x.md", n.Render()).FrontmatterValues()
 	if err != nil || v["status"] != "draft" || v["other"] == nil || v["base"] == nil {
 		t.Fatalf("%v %#v\n%s", err, v, n.Render())
 	}
-	n = ParseNote("x.md", []byte(raw))
+	n = Parse("x.md", []byte(raw))
 	if err := n.SetKey("base", StrNode("changed")); err == nil || string(n.Render()) != raw {
 		t.Fatalf("want a refusal and no change: %v\n%s", err, n.Render())
 	}
@@ -189,7 +191,7 @@ func TestFrontmatterWithAnchorsFallsBackWhole(t *testing.T) {
 
 // A note without frontmatter gets one, with the body kept.
 func TestFrontmatterAddedToANoteWithout(t *testing.T) {
-	n := ParseNote("x.md", []byte("# X\nbody\n"))
+	n := Parse("x.md", []byte("# X\nbody\n"))
 	if err := n.EnsureID(); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +206,7 @@ func BenchmarkFrontmatterSetKey(b *testing.B) {
 	raw := []byte(obsidianFrontmatter)
 	b.Run("splice", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			n := ParseNote("x.md", raw)
+			n := Parse("x.md", raw)
 			if err := n.SetKey("status", StrNode("draft")); err != nil {
 				b.Fatal(err)
 			}
@@ -212,7 +214,7 @@ func BenchmarkFrontmatterSetKey(b *testing.B) {
 	})
 	b.Run("whole", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			n := ParseNote("x.md", raw)
+			n := Parse("x.md", raw)
 			n.fmNode.Content = append(n.fmNode.Content, StrNode("status"), StrNode("draft"))
 			if err := n.reencode(); err != nil {
 				b.Fatal(err)
