@@ -6,8 +6,8 @@
 // person's edits and runs every tool call. It listens on a Unix socket
 // (SocketPath, mode 0600, peers of another user refused). Every other
 // `cairn serve` is a front end: it speaks MCP to its own client (stdio or
-// HTTP, with its own identity) and sends each tool call to the host,
-// which resolves the caller's identity itself (mcptools.ResolveClaim).
+// HTTP, as its own caller) and sends each tool call to the host,
+// which resolves the caller itself (mcptools.ResolveClaim).
 // So a write acknowledged to one client is what every other client reads
 // and searches next: there is one vault in memory, not one per process.
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/teamsync"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -204,7 +205,7 @@ func (h *Host) run(ctx context.Context, req request, hc *hostConn) reply {
 	return reply{ID: req.ID, Error: fmt.Sprintf("unknown operation %q", req.Op)}
 }
 
-// call runs a tool call for the identity the claim stands for, as this
+// call runs a tool call for the caller the claim stands for, as this
 // host reads the token file now.
 func (h *Host) call(claim mcptools.Claim, tool string, args json.RawMessage) *mcp.CallToolResult {
 	id, err := mcptools.ResolveClaim(h.tokens, h.v.Owner(), claim)
@@ -216,7 +217,7 @@ func (h *Host) call(claim mcptools.Claim, tool string, args json.RawMessage) *mc
 
 // callLocal runs a call of this process's own front end; ran is false
 // when the host is handing over and did not run it.
-func (h *Host) callLocal(ctx context.Context, id mcptools.Identity, tool string, args json.RawMessage) (res *mcp.CallToolResult, ran bool) {
+func (h *Host) callLocal(ctx context.Context, id mcptools.Caller, tool string, args json.RawMessage) (res *mcp.CallToolResult, ran bool) {
 	if !h.enter() {
 		return nil, false
 	}
@@ -249,7 +250,7 @@ func (h *Host) search(req request) reply {
 	if err := json.Unmarshal(req.Args, &a); err != nil {
 		return reply{ID: req.ID, Error: fmt.Sprintf("search arguments: %v", err)}
 	}
-	caller := vault.Caller{Principal: h.v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "cairn search"}
+	caller := access.Caller{Principal: h.v.Owner(), Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn search"}
 	res, err := h.v.Search(h.ctx, caller, a)
 	if err != nil {
 		return reply{ID: req.ID, Error: err.Error()}

@@ -43,10 +43,10 @@ func startNode(t *testing.T, root string) *Node {
 	return n
 }
 
-var owner = mcptools.OwnerIdentity("owner", nil)
+var owner = mcptools.OwnerCaller("owner", nil)
 
 // call runs a tool through a node and decodes its structured result.
-func call(t *testing.T, n *Node, id mcptools.Identity, tool, args string) (map[string]any, *mcp.CallToolResult) {
+func call(t *testing.T, n *Node, id mcptools.Caller, tool, args string) (map[string]any, *mcp.CallToolResult) {
 	t.Helper()
 	res := n.CallTool(context.Background(), id, tool, json.RawMessage(args))
 	out := map[string]any{}

@@ -252,7 +252,7 @@ func (n *Node) host(h *Host, v *vault.Vault) {
 // progress when the host went away, is sent again to the next host; a
 // write in progress then is answered mcptools.UnavailableError (it may
 // have landed).
-func (n *Node) CallTool(ctx context.Context, id mcptools.Identity, tool string, args json.RawMessage) *mcp.CallToolResult {
+func (n *Node) CallTool(ctx context.Context, id mcptools.Caller, tool string, args json.RawMessage) *mcp.CallToolResult {
 	readOnly := false
 	if t := n.reg.Get(tool); t != nil {
 		readOnly = t.ReadOnly

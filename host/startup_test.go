@@ -61,7 +61,7 @@ func serveOnPipes(t *testing.T, n *Node, reg *mcptools.Registry) *stdioClient {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		who := func() (mcptools.Identity, error) { return owner, nil }
+		who := func() (mcptools.Caller, error) { return owner, nil }
 		mcptools.ServeStdio(ctx, mcptools.NewFrontServer(n, reg, "test"), who, inR, outW)
 	}()
 	t.Cleanup(func() { cancel(); inW.Close(); outR.Close(); <-done })

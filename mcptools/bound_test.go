@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -93,7 +94,7 @@ func TestGetNoteOfAHundredThousandLinksIsBounded(t *testing.T) {
 	if cut == nil || cut["total"] != float64(100000) || sc["notice"] == nil {
 		t.Fatalf("no count of the links cut: links %v, notice %v", cut, sc["notice"])
 	}
-	whole, err := ts.v.GetNote(vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite}, "acme/launch/Links.md", false, "")
+	whole, err := ts.v.GetNote(access.Caller{Principal: "owner", Ceiling: access.RoleWrite}, "acme/launch/Links.md", false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package mcptools is cairn's MCP surface: the tools as data (a registry of
 // name, toolset, read-only flag, annotations, static schema and handler),
-// personal access tokens, the identity carried in each request's context,
+// personal access tokens, the caller carried in each request's context,
 // the one filter that decides which tools a token sees and may call, and
 // the stdio and Streamable HTTP transports.
 //

@@ -136,9 +136,9 @@ func whoami(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 		ms = append(ms, membership{Project: p.Handle, Name: p.Name, Access: p.Access})
 	}
 	out := whoamiReply{
-		Principal:   e.ID.Principal,
-		Ceiling:     e.ID.Ceiling.String(),
-		Toolsets:    e.ID.Toolsets,
+		Principal:   e.Who.Principal,
+		Ceiling:     e.Who.Ceiling.String(),
+		Toolsets:    e.Who.Toolsets,
 		Memberships: ms,
 		Capabilities: capabilities{
 			Vector:    e.Vault.SemanticSearch(),

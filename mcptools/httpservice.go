@@ -90,11 +90,11 @@ func (h *HTTPService) mount(s *server.MCPServer, path, family string) {
 		server.WithDisableLocalhostProtection(h.o.PublicURL != ""),
 		server.WithSessionIdManagerResolver(sessionResolver{reg: h.sessions, ep: ep}),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-			if id, ok := IdentityFrom(r.Context()); ok {
+			if id, ok := CallerFrom(r.Context()); ok {
 				if family != "" {
 					id.Toolsets = slices.DeleteFunc(slices.Clone(id.Toolsets), func(t string) bool { return t != family })
 				}
-				return WithIdentity(ctx, id)
+				return WithCaller(ctx, id)
 			}
 			return ctx
 		}),
@@ -156,7 +156,7 @@ func (h *HTTPService) serve(ep *endpoint, w http.ResponseWriter, r *http.Request
 	if !ok {
 		return
 	}
-	r = r.WithContext(WithIdentity(r.Context(), id))
+	r = r.WithContext(WithCaller(r.Context(), id))
 	if r.Method == http.MethodPost && r.ContentLength > h.o.MaxBody {
 		h.tooLarge(w, r)
 		return
@@ -192,7 +192,7 @@ func (h *HTTPService) serve(ep *endpoint, w http.ResponseWriter, r *http.Request
 // 404): the session an initialize makes is recorded by the session manager,
 // which leaves its id in the context, and done ends that initialize. A
 // GET's context is cancelled when its session ends, closing the stream.
-func (h *HTTPService) session(ep *endpoint, id Identity, w http.ResponseWriter, r *http.Request) (_ *http.Request, done func()) {
+func (h *HTTPService) session(ep *endpoint, id Caller, w http.ResponseWriter, r *http.Request) (_ *http.Request, done func()) {
 	sid := r.Header.Get(server.HeaderKeySessionID)
 	if sid == "" {
 		if r.Method == http.MethodGet || r.Method == http.MethodDelete {

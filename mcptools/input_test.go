@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // create_notes over HTTP with a title that used to panic the server and
@@ -97,7 +98,7 @@ func TestBankIDCaseDoesNotStrandAGrant(t *testing.T) {
 	if out, isErr := hsText(t, own, "hindsight_put", map[string]any{"bank_id": "ALICE_BANK", "content": "Alice prefers green tea", "context": "food"}); isErr {
 		t.Fatal(out)
 	}
-	human := vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite, Actor: "human", Tool: "cairn access"}
+	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
 	if err := ts.v.GrantBank(human, "alice", "alice_bank", true); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -42,15 +43,16 @@ type Tool struct {
 // Env is what handlers work with.
 type Env struct {
 	Vault *vault.Vault
-	ID    Identity
+	Who   Caller // who the call acts for, as the transport authenticated it
 	Tool  string
 	// MaxReply is the bound on the reply (bound.go), for the tools that
 	// page what they return by it.
 	MaxReply int
 }
 
-// Caller is the vault caller for this call.
-func (e *Env) Caller() vault.Caller { return e.ID.caller(e.Tool) }
+// Caller is who the call acts for as the vault sees it (Who, with the
+// tool named for the commit trailers).
+func (e *Env) Caller() access.Caller { return e.Who.caller(e.Tool) }
 
 // Registry holds every tool of the server.
 type Registry struct {
@@ -141,18 +143,18 @@ func NewServer(v *vault.Vault, reg *Registry, version string) *server.MCPServer 
 
 // Backend runs the tool calls a front end receives: Local, against a vault
 // open in this process, or the process hosting the vault (package host),
-// which checks the identity again itself.
+// which checks the caller again itself.
 type Backend interface {
-	CallTool(ctx context.Context, id Identity, tool string, args json.RawMessage) *mcp.CallToolResult
+	CallTool(ctx context.Context, id Caller, tool string, args json.RawMessage) *mcp.CallToolResult
 }
 
 // NewFrontServer makes the MCP server a client talks to. Which tools a
 // request sees and may call is decided in one place, the tool filter, from
-// the identity the transport put in the request's context; the calls go
+// the caller the transport put in the request's context; the calls go
 // to b.
 func NewFrontServer(b Backend, reg *Registry, version string) *server.MCPServer {
 	filter := func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-		id, ok := IdentityFrom(ctx)
+		id, ok := CallerFrom(ctx)
 		if !ok {
 			return nil
 		}
@@ -174,7 +176,7 @@ func NewFrontServer(b Backend, reg *Registry, version string) *server.MCPServer 
 	for _, t := range reg.Tools() {
 		t := t
 		s.AddTool(t.MCPTool(), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			id, ok := IdentityFrom(ctx)
+			id, ok := CallerFrom(ctx)
 			if !ok || !id.allows(t) {
 				return t.fail(refusal(fmt.Sprintf("tool %s is not available to this token", t.Name))), nil
 			}
@@ -207,7 +209,7 @@ type Local struct {
 
 // CallTool runs one tool: access, argument checks, the handler, and the
 // mapping of every failure to an isError result that says why.
-func (l Local) CallTool(ctx context.Context, id Identity, tool string, raw json.RawMessage) *mcp.CallToolResult {
+func (l Local) CallTool(ctx context.Context, id Caller, tool string, raw json.RawMessage) *mcp.CallToolResult {
 	res := l.call(ctx, id, tool, raw)
 	if t := l.Reg.Get(tool); t != nil && replyCheck != nil {
 		replyCheck(t, res)
@@ -215,7 +217,7 @@ func (l Local) CallTool(ctx context.Context, id Identity, tool string, raw json.
 	return res
 }
 
-func (l Local) call(ctx context.Context, id Identity, tool string, raw json.RawMessage) *mcp.CallToolResult {
+func (l Local) call(ctx context.Context, id Caller, tool string, raw json.RawMessage) *mcp.CallToolResult {
 	t := l.Reg.Get(tool)
 	if t == nil {
 		return errorResult(refusal(fmt.Sprintf("tool %s: no such tool", tool)))
@@ -226,7 +228,7 @@ func (l Local) call(ctx context.Context, id Identity, tool string, raw json.RawM
 	if err := checkUTF8(raw); err != nil {
 		return t.fail(refusal(err.Error()))
 	}
-	out, err := t.Handle(ctx, &Env{Vault: l.Vault, ID: id, Tool: t.Name, MaxReply: l.Reg.maxReply()}, raw)
+	out, err := t.Handle(ctx, &Env{Vault: l.Vault, Who: id, Tool: t.Name, MaxReply: l.Reg.maxReply()}, raw)
 	if err != nil {
 		return t.fail(err)
 	}

@@ -36,7 +36,7 @@ var (
 // liveSession is one session cairn knows of.
 type liveSession struct {
 	id       string
-	token    string    // the TokenID of the identity that made it ("" with --no-auth)
+	token    string    // the TokenID of the caller that made it ("" with --no-auth)
 	endpoint *endpoint // the path that made it: its state lives in that endpoint's mcp-go transport
 	seq      uint64    // creation order, to break ties between equal times
 	last     time.Time // when its last request ended (or it was made)
@@ -331,7 +331,7 @@ func (r sessionResolver) ResolveSessionIdManager(req *http.Request) server.Sessi
 		return m
 	}
 	ctx := req.Context()
-	if id, ok := IdentityFrom(ctx); ok {
+	if id, ok := CallerFrom(ctx); ok {
 		m.token = id.TokenID
 	}
 	m.made, _ = ctx.Value(madeSessionKey{}).(*madeSession)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // Toolsets a token may be granted.
@@ -129,7 +130,7 @@ func (s *TokenStore) save(recs []TokenRecord) error {
 
 // Create makes a token and returns it: the only time it is ever shown.
 func (s *TokenStore) Create(rec TokenRecord) (string, TokenRecord, error) {
-	if err := vault.ValidPrincipal(rec.Principal); err != nil {
+	if err := access.ValidPrincipal(rec.Principal); err != nil {
 		return "", rec, fmt.Errorf("principal: %w", err)
 	}
 	if rec.Scope != "read" && rec.Scope != "write" {

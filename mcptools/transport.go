@@ -12,12 +12,12 @@ import (
 )
 
 // ServeStdio serves one client over stdin/stdout. mcp-go builds one context
-// for the whole session, so who is asked for the identity at every tool
+// for the whole session, so who is asked for the caller at every tool
 // listing and call: a token revoked while the session runs stops working at
 // once (who then fails: no tool is listed or callable).
-func ServeStdio(ctx context.Context, s *server.MCPServer, who func() (Identity, error), in io.Reader, out io.Writer) error {
+func ServeStdio(ctx context.Context, s *server.MCPServer, who func() (Caller, error), in io.Reader, out io.Writer) error {
 	stdio := server.NewStdioServer(s)
-	stdio.SetContextFunc(func(ctx context.Context) context.Context { return WithIdentitySource(ctx, who) })
+	stdio.SetContextFunc(func(ctx context.Context) context.Context { return WithCallerSource(ctx, who) })
 	err := stdio.Listen(ctx, in, out)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
@@ -28,9 +28,9 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, who func() (Identity, 
 // HTTPOptions configure the Streamable HTTP handler. Zero values take the
 // defaults.
 type HTTPOptions struct {
-	// NoAuth serves every request as this identity without a token (a
+	// NoAuth serves every request as this caller without a token (a
 	// test mode; the command line allows it on loopback addresses only).
-	NoAuth *Identity
+	NoAuth *Caller
 	// ResourceMetadataURL, when set, is advertised in WWW-Authenticate.
 	ResourceMetadataURL string
 	// MaxBody bounds a request body, in bytes (DefaultMaxBody).
@@ -74,10 +74,10 @@ func HTTPHandler(s *server.MCPServer, tokens *TokenStore, o HTTPOptions) http.Ha
 	return NewHTTPService(s, tokens, o)
 }
 
-// authenticate resolves the request's bearer token into an identity, or
+// authenticate resolves the request's bearer token into a caller, or
 // answers 401 with WWW-Authenticate and returns false. It never reads the
 // body, so an unauthenticated request cannot make the server read one.
-func (h *HTTPService) authenticate(w http.ResponseWriter, r *http.Request, path string) (Identity, bool) {
+func (h *HTTPService) authenticate(w http.ResponseWriter, r *http.Request, path string) (Caller, bool) {
 	if h.o.NoAuth != nil {
 		return *h.o.NoAuth, true
 	}
@@ -93,7 +93,7 @@ func (h *HTTPService) authenticate(w http.ResponseWriter, r *http.Request, path 
 		closeUnread(w, r)
 		w.Header().Set("WWW-Authenticate", challenge)
 		http.Error(w, "401 unauthorized: send Authorization: Bearer <token> (cairn token create makes one)", http.StatusUnauthorized)
-		return Identity{}, false
+		return Caller{}, false
 	}
 	var rec TokenRecord
 	var err error
@@ -110,7 +110,7 @@ func (h *HTTPService) authenticate(w http.ResponseWriter, r *http.Request, path 
 		}
 		w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token", error_description="`+desc+`"`)
 		http.Error(w, "401 unauthorized: "+desc, http.StatusUnauthorized)
-		return Identity{}, false
+		return Caller{}, false
 	}
-	return IdentityOf(rec), true
+	return CallerOf(rec), true
 }

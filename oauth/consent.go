@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // The sign-in and consent page: GET shows what the client asks, POST signs
@@ -178,7 +179,7 @@ func (s *Server) answerConsent(w http.ResponseWriter, r *http.Request) {
 		s.showConsent(w, r, principal, "Too many attempts. Wait a minute, then try again.", http.StatusTooManyRequests)
 		return
 	}
-	if vault.ValidPrincipal(principal) != nil || !s.pass.check(principal, r.PostForm.Get("password")) {
+	if access.ValidPrincipal(principal) != nil || !s.pass.check(principal, r.PostForm.Get("password")) {
 		s.showConsent(w, r, principal, "Wrong principal or password.", http.StatusUnauthorized)
 		return
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -85,7 +85,7 @@ var dummyHash = sync.OnceValue(func() []byte {
 
 // SetPassword sets principal's sign-in password in the vault at root.
 func SetPassword(root, principal, password string) error {
-	if err := vault.ValidPrincipal(principal); err != nil {
+	if err := access.ValidPrincipal(principal); err != nil {
 		return fmt.Errorf("principal: %w", err)
 	}
 	if len([]rune(password)) < MinPasswordLength {

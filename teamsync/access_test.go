@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // The access file changed on both sides merges entry by entry: each side's
@@ -14,9 +15,9 @@ import (
 // conflict is reported.
 func TestAccessChangedOnBothSidesFailsClosed(t *testing.T) {
 	a, b := team(t)
-	change := func(v *vault.Vault, edit func(*vault.Access)) {
+	change := func(v *vault.Vault, edit func(*access.Access)) {
 		t.Helper()
-		m, err := vault.ParseAccess([]byte(read(t, v, vault.AccessFile)))
+		m, err := access.Parse([]byte(read(t, v, vault.AccessFile)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,13 +29,13 @@ func TestAccessChangedOnBothSidesFailsClosed(t *testing.T) {
 		commitFiles(t, v, map[string]string{vault.AccessFile: string(out)})
 	}
 	// a revokes sam; b lowers sam to read and gives camille more.
-	change(a, func(m *vault.Access) {
+	change(a, func(m *access.Access) {
 		if m.Members["sam"]["acme/platform"] != "write" {
 			t.Fatalf("the sample access file changed: %v", m.Members)
 		}
 		delete(m.Members, "sam")
 	})
-	change(b, func(m *vault.Access) {
+	change(b, func(m *access.Access) {
 		m.Members["sam"]["acme/platform"] = "read"
 		m.Members["camille"]["acme/infra"] = "read"
 	})
@@ -46,7 +47,7 @@ func TestAccessChangedOnBothSidesFailsClosed(t *testing.T) {
 	}
 	settled(t, a, b)
 	for _, v := range []*vault.Vault{a, b} {
-		m, err := vault.ParseAccess([]byte(read(t, v, vault.AccessFile)))
+		m, err := access.Parse([]byte(read(t, v, vault.AccessFile)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 var benchNotes = flag.Int("sync-notes", 2000, "notes in the vault of the sync benchmarks")
@@ -49,7 +50,7 @@ func BenchmarkSyncHundredEachSide(b *testing.B) {
 	if _, err := v.SearchIndex(); err != nil {
 		b.Fatal(err)
 	}
-	owner := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "bench"}
+	owner := access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "human", Tool: "bench"}
 	round := 0
 	for b.Loop() {
 		b.StopTimer()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"os/exec"
 	"path"
@@ -13,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // remoteOf is the bare repository a vault made by team syncs with.
@@ -51,7 +52,7 @@ func TestFrontmatterAliasesMergeAsAUnion(t *testing.T) {
 		if got := note.Parse(cdn, []byte(read(t, v, cdn))).Aliases; !slices.Equal(got, want) {
 			t.Fatalf("%s: aliases %q, want %q", v.Root(), got, want)
 		}
-		owner := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "test"}
+		owner := access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "human", Tool: "test"}
 		for _, alias := range []string{"Alice's CDN name", "Bob's CDN name"} {
 			if n, err := v.GetNote(owner, alias, false, ""); err != nil || n.Path != cdn {
 				t.Fatalf("%s: get_note by the alias %q: %+v %v", v.Root(), alias, n, err)
@@ -66,7 +67,7 @@ func TestFrontmatterAliasesMergeAsAUnion(t *testing.T) {
 func TestTheSameTitleInDifferentFoldersKeepsBoth(t *testing.T) {
 	a, b := team(t)
 	create := func(v *vault.Vault, project, body string) string {
-		owner := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "agent", Tool: "create_note"}
+		owner := access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "create_note"}
 		w, err := v.CreateNote(owner, vault.CreateArgs{Project: project, Body: body})
 		if err != nil {
 			t.Fatal(err)
@@ -84,7 +85,7 @@ func TestTheSameTitleInDifferentFoldersKeepsBoth(t *testing.T) {
 	}
 	settled(t, a, b)
 	for _, v := range []*vault.Vault{a, b} {
-		owner := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "test"}
+		owner := access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "human", Tool: "test"}
 		na, err := v.GetNote(owner, pa, false, "")
 		if err != nil || !strings.Contains(na.Content, "ocelot") {
 			t.Fatalf("%s: %s: %+v %v", v.Root(), pa, na, err)
@@ -172,8 +173,8 @@ func TestSecretsAndLocalSettingsNeverLeaveEvenUnignored(t *testing.T) {
 // search index equal those of a fresh open of the same files.
 func TestAfterASyncTheVaultEqualsAFreshOpen(t *testing.T) {
 	a, b := team(t)
-	owner := func(v *vault.Vault) vault.Caller {
-		return vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "test"}
+	owner := func(v *vault.Vault) access.Caller {
+		return access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "human", Tool: "test"}
 	}
 	// b has read, listed and searched before anything arrives: what it
 	// keeps must follow the sync.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // commitFiles writes several files of a vault in one commit.
@@ -184,7 +185,7 @@ func TestConcurrentSyncsLoseNothing(t *testing.T) {
 // new one, its edit lands.
 func TestATokenFromBeforeTheSyncConflicts(t *testing.T) {
 	a, b := team(t)
-	agent := vault.Caller{Principal: b.Owner(), Ceiling: vault.RoleWrite, Actor: "agent", Tool: "edit_note"}
+	agent := access.Caller{Principal: b.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "edit_note"}
 	before, err := b.GetNote(agent, cdn, false, "")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // Options for Sync.
@@ -496,7 +497,7 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 			}
 			why = "changed on one side, deleted on the other: the change is kept"
 		case p == vault.AccessFile && accessMerges(b, o, t):
-			m, said, _ := vault.MergeAccess(b, o, t)
+			m, said, _ := access.Merge(b, o, t)
 			keep = m
 			if len(said) > 0 {
 				why = "access changed both ways, merged entry by entry, the lesser role kept where they differ: " + strings.Join(said, "; ")
@@ -542,7 +543,7 @@ func resolve(ctx context.Context, g git, tree, base, ours, theirs string, paths 
 // accessMerges says whether the access file's versions can be merged
 // entry by entry (each one an access file).
 func accessMerges(base, ours, theirs []byte) bool {
-	_, _, err := vault.MergeAccess(base, ours, theirs)
+	_, _, err := access.Merge(base, ours, theirs)
 	return err == nil
 }
 

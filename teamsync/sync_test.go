@@ -2,6 +2,8 @@ package teamsync
 
 import (
 	"context"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +12,6 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 func gitCmd(dir string, args ...string) *exec.Cmd {
@@ -234,7 +235,7 @@ func TestIncomingNotesAreReadAndFoundAtOnce(t *testing.T) {
 	if len(rep.Incoming) != 1 || rep.Incoming[0] != p {
 		t.Fatalf("incoming: %v", rep.Incoming)
 	}
-	owner := vault.Caller{Principal: b.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "test"}
+	owner := access.Caller{Principal: b.Owner(), Ceiling: access.RoleWrite, Actor: "human", Tool: "test"}
 	res, err := b.Search(context.Background(), owner, vault.SearchArgs{Query: "wombat census marsupials", Mode: "lexical", Limit: 5})
 	if err != nil || len(res.Results) == 0 || res.Results[0].Path != p {
 		t.Fatalf("search on b after the sync: %+v %v", res, err)

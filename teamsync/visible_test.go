@@ -2,12 +2,13 @@ package teamsync
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 const flags = "acme/infra/decisions/Decision feature flags service.md"
@@ -17,8 +18,8 @@ func sameLine(title, says string) func(string) string {
 	return func(s string) string { return strings.Replace(s, "# "+title, "# "+title+"\n\nStatus: "+says, 1) }
 }
 
-func caller(v *vault.Vault, principal string) vault.Caller {
-	return vault.Caller{Principal: principal, Ceiling: vault.RoleWrite, Actor: "agent", Tool: "test"}
+func caller(v *vault.Vault, principal string) access.Caller {
+	return access.Caller{Principal: principal, Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
 }
 
 // conflictEntry is the "conflict" entry of p in an activity list.

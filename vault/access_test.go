@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 func handles(ps []ProjectAccess) []string {
@@ -28,7 +30,7 @@ func TestMembershipsCeilingsAndNarrowing(t *testing.T) {
 		t.Fatalf("camille projects: %s", got)
 	}
 	readOwner := owner
-	readOwner.Ceiling = RoleRead
+	readOwner.Ceiling = access.RoleRead
 	ps, _ = v.Projects(readOwner)
 	if got := strings.Join(handles(ps), " "); got != "acme:read acme/launch:read acme/platform:read" {
 		t.Fatalf("read token projects: %s", got)
@@ -74,7 +76,7 @@ func TestPrivateMemoryIsInvisibleToOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	missing := func(c Caller, ref string) string {
+	missing := func(c access.Caller, ref string) string {
 		_, err := v.GetNote(c, ref, false, "")
 		if !IsNotFound(err) {
 			t.Fatalf("%s reading %s: want not found, got %v", c.Principal, ref, err)
@@ -164,7 +166,7 @@ func TestAccessFilePrincipalsMustBePrincipals(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, ProfileFile), []byte("# Outside\n\nNOT-A-VAULT-FILE\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, AccessFile), []byte("owner: '../../outside'\n"), 0o644)
 
-	s, err := v.StartSession(Caller{Principal: v.Owner(), Ceiling: RoleWrite, Actor: "agent", Tool: "test"}, "")
+	s, err := v.StartSession(access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,5 +192,38 @@ func TestAccessFilePrincipalsMustBePrincipals(t *testing.T) {
 		if _, err := ReadOwner(dir); err == nil || !strings.Contains(err.Error(), AccessFile+": "+bad.key) {
 			t.Errorf("%q: %v", bad.yaml, err)
 		}
+	}
+}
+
+// Every principal access.ValidPrincipal accepts is a folder name a write
+// may create (people/<p>/), by the vault's own rule for new names; the
+// principal rule is written apart (package access imports nothing of the
+// vault), so this keeps the two from drifting.
+func TestValidPrincipalsAreSafeFolderNames(t *testing.T) {
+	var names []string
+	for _, base := range []string{"con", "prn", "aux", "nul", "com", "lpt", "conin$", "a", "sam", "x.y", "a-b_c"} {
+		names = append(names, base)
+		for _, d := range []string{"0", "1", "9", "\u00b9"} {
+			names = append(names, base+d, base+d+".txt", base+d+".")
+		}
+		names = append(names, base+".", base+".md", base+"..", "."+base, "-"+base)
+	}
+	accepted := 0
+	for _, p := range names {
+		if access.ValidPrincipal(p) != nil {
+			continue
+		}
+		accepted++
+		if err := safeNewName(p); err != nil {
+			t.Errorf("access.ValidPrincipal accepts %q, which is no safe folder name: %v", p, err)
+		}
+	}
+	for _, p := range []string{"sam", "a-b_c", "x.y", "com10"} {
+		if err := access.ValidPrincipal(p); err != nil {
+			t.Errorf("%q refused: %v", p, err)
+		}
+	}
+	if accepted < 20 {
+		t.Fatalf("only %d of %d names accepted: the list tests nothing", accepted, len(names))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // Activity is one recently changed note: who changed it (principal, agent
@@ -51,7 +52,7 @@ const (
 // RecentActivity lists the notes changed most recently, newest first, one
 // entry per note (its latest change), from git history and its trailers,
 // as far as c may see. since is a date (2026-11-01) or an RFC 3339 time.
-func (v *Vault) RecentActivity(c Caller, project, since string, limit int, cursor string) (*ActivityPage, error) {
+func (v *Vault) RecentActivity(c access.Caller, project, since string, limit int, cursor string) (*ActivityPage, error) {
 	if limit == 0 {
 		limit = DefaultActivityLimit
 	}
@@ -100,7 +101,7 @@ func (v *Vault) RecentActivity(c Caller, project, since string, limit int, curso
 	canSee := func(p string) bool {
 		ok, seen := readable[p]
 		if !seen {
-			ok = isNotePath(p) && v.roleAt(c, p) >= RoleRead && (dir == "" || strings.HasPrefix(p, dir+"/"))
+			ok = isNotePath(p) && v.roleAt(c, p) >= access.RoleRead && (dir == "" || strings.HasPrefix(p, dir+"/"))
 			readable[p] = ok
 		}
 		return ok

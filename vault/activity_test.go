@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 func TestRecentActivityWhoHowWhereWhen(t *testing.T) {
@@ -89,7 +91,7 @@ func TestActivityFoldsRenamesAndHidesInvisiblePaths(t *testing.T) {
 	// Moved with git from acme/infra (camille cannot read it) into acme/launch.
 	gitOut(t, dir, "mv", "acme/infra/specs/Observability spec.md", "acme/launch/Observability spec.md")
 	gitOut(t, dir, "-c", "user.name=p", "-c", "user.email=p@x", "commit", "-qm", "move across projects")
-	for _, c := range []Caller{camille} {
+	for _, c := range []access.Caller{camille} {
 		page, _ := v.RecentActivity(c, "", "", 100, "")
 		for _, a := range page.Activity {
 			if strings.Contains(a.From, "acme/infra") {

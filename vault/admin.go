@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // CreateProject writes a project marker (people make projects; no agent
 // tool does) in one commit. folder defaults to the handle's path.
-func (v *Vault) CreateProject(c Caller, handle, name, folder string) (*Project, error) {
+func (v *Vault) CreateProject(c access.Caller, handle, name, folder string) (*Project, error) {
 	if err := ValidHandle(handle); err != nil {
 		return nil, &ArgError{Arg: "handle", Msg: err.Error()}
 	}
@@ -66,8 +67,8 @@ func (v *Vault) CreateProject(c Caller, handle, name, folder string) (*Project, 
 
 // Grant sets (or with RoleNone removes) a principal's role in a project, in
 // .cairn/access.yaml, in one commit.
-func (v *Vault) Grant(c Caller, principal, handle string, role Role) error {
-	if err := ValidPrincipal(principal); err != nil {
+func (v *Vault) Grant(c access.Caller, principal, handle string, role access.Role) error {
+	if err := access.ValidPrincipal(principal); err != nil {
 		return &ArgError{Arg: "principal", Msg: err.Error()}
 	}
 	if v.Owner() != c.Principal {
@@ -90,7 +91,7 @@ func (v *Vault) Grant(c Caller, principal, handle string, role Role) error {
 	if a.Members == nil {
 		a.Members = map[string]map[string]string{}
 	}
-	if role == RoleNone {
+	if role == access.RoleNone {
 		// The grant may be stored under an old handle: remove them all.
 		for _, h := range append([]string{p.Handle}, p.Aliases...) {
 			delete(a.Members[principal], h)
@@ -126,4 +127,4 @@ func (v *Vault) ProjectList() ([]*Project, []string, error) {
 
 // AccessConfig returns access.yaml as it applies on this machine now (the
 // local owner, if .cairn/local.yaml names one, in place of the committed).
-func (v *Vault) AccessConfig() (*Access, error) { return v.accessNow() }
+func (v *Vault) AccessConfig() (*access.Access, error) { return v.accessNow() }

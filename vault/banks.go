@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"regexp"
 	"slices"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/search"
-	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 
@@ -93,7 +94,7 @@ func bankPath(p string) (bank, rest string, ok bool) {
 
 // mayReachBank: the owner reaches every bank; another principal the banks
 // access.yaml grants it; a token's bank list narrows either.
-func (v *Vault) mayReachBank(c Caller, bank string) bool {
+func (v *Vault) mayReachBank(c access.Caller, bank string) bool {
 	if ValidBankID(bank) != nil {
 		return false
 	}
@@ -131,7 +132,7 @@ const (
 
 // BankPut stores one fact in a bank, creating the bank on its first fact
 // (when the caller may reach that bank id). One commit, like any write.
-func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string) (*Written, error) {
+func (v *Vault) BankPut(c access.Caller, bank, content, factContext, explanation string) (*Written, error) {
 	for _, f := range []struct{ arg, val string }{{"bank_id", bank}, {"content", content}, {"context", factContext}, {"explanation", explanation}} {
 		if err := validText(f.arg, f.val); err != nil {
 			return nil, err
@@ -140,7 +141,7 @@ func (v *Vault) BankPut(c Caller, bank, content, factContext, explanation string
 	if !v.mayReachBank(c, bank) {
 		return nil, &BankError{bank}
 	}
-	if c.Ceiling < RoleWrite {
+	if c.Ceiling < access.RoleWrite {
 		return nil, fmt.Errorf("%w: this token may not write", ErrForbidden)
 	}
 	content = strings.TrimSpace(content)
@@ -239,7 +240,7 @@ const (
 // BankSearch searches one bank (hybrid search), packing facts into at most
 // maxTokens tokens of results, counted with the real tokenizer on each
 // fact's JSON as returned.
-func (v *Vault) BankSearch(ctx context.Context, c Caller, bank, query string, maxTokens int) ([]BankFact, error) {
+func (v *Vault) BankSearch(ctx context.Context, c access.Caller, bank, query string, maxTokens int) ([]BankFact, error) {
 	for _, f := range []struct{ arg, val string }{{"bank_id", bank}, {"query", query}} {
 		if err := validText(f.arg, f.val); err != nil {
 			return nil, err
@@ -318,8 +319,8 @@ func (v *Vault) factOf(p string) (BankFact, bool) {
 // GrantBank gives (or with grant false takes back) a principal's access to
 // a memory bank, in .cairn/access.yaml, in one commit. The owner reaches
 // every bank without a grant.
-func (v *Vault) GrantBank(c Caller, principal, bank string, grant bool) error {
-	if err := ValidPrincipal(principal); err != nil {
+func (v *Vault) GrantBank(c access.Caller, principal, bank string, grant bool) error {
+	if err := access.ValidPrincipal(principal); err != nil {
 		return &ArgError{Arg: "principal", Msg: err.Error()}
 	}
 	if err := ValidBankID(bank); err != nil {

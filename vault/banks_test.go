@@ -3,18 +3,18 @@ package vault
 import (
 	"context"
 	"errors"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 func TestBankGrants(t *testing.T) {
 	v, _ := sampleVault(t)
-	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn access"}
+	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
 	if _, err := v.BankPut(sam, "b1", "Sam's first fact", "misc", ""); !errors.Is(err, ErrBankNotFound) {
 		t.Fatalf("before the grant: %v", err)
 	}
@@ -109,7 +109,7 @@ func TestBankSequencesAndEventDates(t *testing.T) {
 // pin a shared note in place nor switch the link guard off.
 func TestBankFactsStayOutOfTheSharedGraph(t *testing.T) {
 	v, _ := sampleVault(t)
-	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn access"}
+	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
 	if err := v.GrantBank(human, "sam", "sb", true); err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +165,8 @@ func TestConcurrentCapturesMakeOneThought(t *testing.T) {
 // alice_bank reaches that same bank, and no second folder is ever made.
 func TestBankIDsCompareCaseInsensitively(t *testing.T) {
 	v, dir := sampleVault(t)
-	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn access"}
-	alice := Caller{Principal: "alice", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
+	alice := access.Caller{Principal: "alice", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
 	if _, err := v.BankPut(owner, "ALICE_BANK", "Alice likes green tea", "food", ""); err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // commit records changes as one commit authored by the caller, with
 // provenance trailers (and extra ones, e.g. the link guard's), and
 // refreshes the catalog for the touched paths.
-func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.Change, extra ...gitstore.Trailer) (string, error) {
+func (v *Vault) commit(c access.Caller, msg string, noteID string, changes []gitstore.Change, extra ...gitstore.Trailer) (string, error) {
 	trailers := []gitstore.Trailer{
 		{Key: "Cairn-Tool", Value: c.Tool},
 		{Key: "Cairn-Principal", Value: c.Principal},
@@ -55,7 +56,7 @@ func (v *Vault) commit(c Caller, msg string, noteID string, changes []gitstore.C
 	return hash, nil
 }
 
-func actorOf(c Caller) string {
+func actorOf(c access.Caller) string {
 	if c.Actor == "" {
 		return "agent"
 	}
@@ -112,7 +113,7 @@ func (v *Vault) flushHuman(p string) error {
 	case len(data) > MaxNoteBytes:
 		return fmt.Errorf("%s was changed on disk and is now %d bytes, over the %d bytes cairn serves; commit it by hand", p, len(data), MaxNoteBytes)
 	}
-	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
+	human := access.Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
 	_, err = v.commit(human, "Edit by hand: "+p, "", []gitstore.Change{ch})
 	if errors.Is(err, gitstore.ErrNothingToCommit) {
 		return nil

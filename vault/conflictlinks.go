@@ -3,11 +3,12 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"path"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // staleConflictLinks are the entries of the note's conflicts list whose
@@ -68,7 +69,7 @@ func (v *Vault) removeStaleConflictLinks() ([]string, error) {
 	if len(changes) == 0 {
 		return nil, nil
 	}
-	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "cairn doctor"}
+	human := access.Caller{Principal: v.Owner(), Actor: "human", Tool: "cairn doctor"}
 	if _, err := v.commit(human, "Remove links to resolved conflict copies", "", changes); err != nil && !errors.Is(err, gitstore.ErrNothingToCommit) {
 		return nil, fmt.Errorf("remove links to resolved conflict copies: %w", err)
 	}

@@ -39,9 +39,10 @@
 //     errors callers can tell apart.
 //
 // Access and projects:
-//   - access.go, accessmerge.go, permissions.go: roles, the access file
-//     (members, banks, the OAuth sign-in map) and its merge across clones,
-//     what a caller may do at a path.
+//   - roles, the Caller, the access file and its merge across clones are
+//     package vault/access; access.go reads the files from the vault (with
+//     this machine's owner), permissions.go decides what a caller may do
+//     at a path.
 //   - projects.go, admin.go, initproject.go: projects by marker file, made
 //     by people.
 //   - init.go, adopt.go, obsidianapp.go, config.go, embedder.go: making or
@@ -64,6 +65,5 @@
 //     formats, commit ancestry.
 //   - doctor.go, doctorlinks.go, repair.go: cairn doctor and --fix.
 //
-// docs/architecture.md describes the whole; the structure issue moves the
-// families, doctor and the index lane into packages of their own.
+// docs/architecture.md describes the whole.
 package vault

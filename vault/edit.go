@@ -3,10 +3,11 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Edit operations of edit_note.
@@ -32,7 +33,7 @@ type EditArgs struct {
 // versionToken is the note's current one. The frontmatter is kept byte for
 // byte, but for an id added if the file had none and typed links moved
 // out of a legacy links: list (note.MigrateLinks).
-func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
+func (v *Vault) EditNote(c access.Caller, a EditArgs) (*Written, error) {
 	if a.VersionToken == "" {
 		return nil, argErr("versionToken", "is required: take it from get_note (compare-and-swap protects others' changes)")
 	}
@@ -112,12 +113,12 @@ func (v *Vault) EditNote(c Caller, a EditArgs) (*Written, error) {
 // forWrite is the common start of a write to an existing note: resolve the
 // ref, check write access, commit any edit made on disk first, check the
 // versionToken (when given) and read the file.
-func (v *Vault) forWrite(c Caller, ref, versionToken string) (path, version string, content []byte, err error) {
+func (v *Vault) forWrite(c access.Caller, ref, versionToken string) (path, version string, content []byte, err error) {
 	p, err := v.resolve(c, "ref", ref)
 	if err != nil {
 		return "", "", nil, err
 	}
-	if v.roleAt(c, p) < RoleWrite {
+	if v.roleAt(c, p) < access.RoleWrite {
 		return "", "", nil, fmt.Errorf("%w: you may read %s but not change it", ErrForbidden, p)
 	}
 	if err := v.flushHuman(p); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/access"
 	"gopkg.in/yaml.v3"
 )
 
@@ -99,7 +100,7 @@ func loadLocalEmbedder(root string) (*search.EmbedderConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", LocalFile, err)
 	}
-	var l Local // the rest of the file is loadLocal's to check
+	var l access.Local // the rest of the file is loadLocal's to check
 	if err := yaml.Unmarshal(data, &l); err != nil {
 		return nil, fmt.Errorf("%s: %s", LocalFile, yamlMessage(err))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // MaxSharedFileBytes bounds a file other than a note that cairn commits as
@@ -73,7 +74,7 @@ func (v *Vault) CommitOtherFiles(paths []string) (OtherFiles, error) {
 	if len(changes) > 1 {
 		msg = fmt.Sprintf("Edit by hand: %d files", len(changes))
 	}
-	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
+	human := access.Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
 	if _, err := v.commit(human, msg, "", changes); err != nil && !errors.Is(err, gitstore.ErrNothingToCommit) {
 		return OtherFiles{Settling: res.Settling, Skipped: res.Skipped}, fmt.Errorf("commit files changed by hand: %w", err)
 	}

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 var (
-	owner   = Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
-	camille = Caller{Principal: "camille", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
-	sam     = Caller{Principal: "sam", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+	owner   = access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
+	camille = access.Caller{Principal: "camille", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
+	sam     = access.Caller{Principal: "sam", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
 )
 
 // sampleVault makes a fresh vault from sample-vault/ in a temp dir.

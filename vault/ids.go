@@ -3,12 +3,13 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // IDCopy is a note whose file carries an id that another note's file
@@ -94,7 +95,7 @@ func (v *Vault) RepairDuplicateIDs(tool string, changed []string) ([]IDCopy, err
 	if len(changes) == 0 {
 		return copies, nil
 	}
-	c := Caller{Principal: v.Owner(), Actor: "human", Tool: tool}
+	c := access.Caller{Principal: v.Owner(), Actor: "human", Tool: tool}
 	var lines []string
 	var trailers []gitstore.Trailer
 	for _, i := range fixed {

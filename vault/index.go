@@ -3,6 +3,8 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"runtime"
 	"sort"
@@ -12,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
-	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 
@@ -356,7 +357,7 @@ func (v *Vault) scopeOf(p string) (scope, project, owner string) {
 
 // readableScopes are the scopes c may read, narrowed to one project (and
 // its sub-projects) when pr is set.
-func (v *Vault) readableScopes(c Caller, pr *Project, withPrivate bool) ([]string, error) {
+func (v *Vault) readableScopes(c access.Caller, pr *Project, withPrivate bool) ([]string, error) {
 	a, err := v.accessNow()
 	if err != nil {
 		return nil, err
@@ -372,7 +373,7 @@ func (v *Vault) readableScopes(c Caller, pr *Project, withPrivate bool) ([]strin
 		if pr != nil && !pr.holds(p.Dir) {
 			continue
 		}
-		if v.projectRole(c, a, p) >= RoleRead {
+		if v.projectRole(c, a, p) >= access.RoleRead {
 			out = append(out, "p:"+p.Dir)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // InitOptions for Init.
@@ -113,7 +114,7 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	if o.Owner != "" {
 		a.Owner = o.Owner
 	}
-	if err := ValidPrincipal(a.Owner); err != nil {
+	if err := access.ValidPrincipal(a.Owner); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
 	data, err := a.Marshal()
@@ -202,7 +203,7 @@ func isVault(root string) bool {
 func join(abs string, o InitOptions) (*InitResult, error) {
 	// Everything that can be refused is checked before anything changes.
 	if o.Owner != "" {
-		if err := ValidPrincipal(o.Owner); err != nil {
+		if err := access.ValidPrincipal(o.Owner); err != nil {
 			return nil, fmt.Errorf("owner: %w", err)
 		}
 	}
@@ -218,7 +219,7 @@ func join(abs string, o InitOptions) (*InitResult, error) {
 	}
 	if o.Owner != "" {
 		// The rest of a sound local file (this machine's embedder) is kept.
-		keep := &Local{}
+		keep := &access.Local{}
 		if localErr == nil {
 			keep = local
 		}
@@ -310,17 +311,6 @@ func linesOf(path string) map[string]bool {
 		have[strings.TrimSpace(l)] = true
 	}
 	return have
-}
-
-// ValidPrincipal checks a principal id: a lower-case word usable in paths.
-func ValidPrincipal(p string) error {
-	if p == "" || len(p) > 64 || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != "" || strings.HasPrefix(p, ".") || strings.HasPrefix(p, "-") {
-		return fmt.Errorf("%q is not a valid principal (lower-case letters, digits, '-', '_', '.'; at most 64)", p)
-	}
-	if err := safeNewName(p); err != nil { // it names the folder people/<p>/
-		return fmt.Errorf("%q is not a valid principal: %w", p, err)
-	}
-	return nil
 }
 
 func copyTree(src, dst string) error {

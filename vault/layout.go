@@ -3,15 +3,17 @@ package vault
 import (
 	"path"
 	"strings"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // Fixed places in a vault (see docs/vault-format.md).
 const (
 	CairnDir      = ".cairn"
 	ConfigFile    = ".cairn/config.yaml"
-	AccessFile    = ".cairn/access.yaml"
-	LocalFile     = ".cairn/local.yaml" // this machine's settings, never committed (Local)
-	SecretsDir    = ".cairn/secrets"    // never committed: tokens, grants, passwords, OAuth keys
+	AccessFile    = access.File      // who may do what (access.Access)
+	LocalFile     = access.LocalFile // this machine's settings, never committed (access.Local)
+	SecretsDir    = ".cairn/secrets" // never committed: tokens, grants, passwords, OAuth keys
 	TokensFile    = ".cairn/secrets/tokens.json"
 	CacheDir      = ".cairn/cache"
 	TrashDir      = ".cairn/trash" // deleted notes (trash.go); .trash/ is Obsidian's

@@ -3,10 +3,11 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"slices"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // migrateAllLinks moves every committed note's legacy typed links into
@@ -36,7 +37,7 @@ func (v *Vault) migrateAllLinks() ([]string, error) {
 	if len(changes) == 0 {
 		return nil, nil
 	}
-	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "cairn doctor"}
+	human := access.Caller{Principal: v.Owner(), Actor: "human", Tool: "cairn doctor"}
 	if _, err := v.commit(human, "Move typed links into properties", "", changes); err != nil && !errors.Is(err, gitstore.ErrNothingToCommit) {
 		return nil, fmt.Errorf("move typed links into properties: %w", err)
 	}

@@ -3,6 +3,7 @@ package vault
 import (
 	"strings"
 
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -56,7 +57,7 @@ func (v *Vault) noteRef(id string) NoteRef {
 
 // links lists a note's edges as c sees them: a link to a note c may not
 // read shows as unresolved, and links from such notes are not listed.
-func (v *Vault) links(c Caller, id string) *Links {
+func (v *Vault) links(c access.Caller, id string) *Links {
 	vis := v.visibleTo(c)
 	out := &Links{Outgoing: []OutLink{}, Incoming: []InLink{}}
 	for _, e := range v.graph().Outgoing(id, vis) {

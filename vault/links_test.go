@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 func TestGetNoteDetailedListsLinksBothWays(t *testing.T) {
@@ -71,7 +73,7 @@ func TestLinksFromPrivateOrForbiddenNotesStayHidden(t *testing.T) {
 		}
 	}
 	// The owner's private memories link to shared notes; nobody else sees those edges.
-	fromMemory := func(c Caller) int {
+	fromMemory := func(c access.Caller) int {
 		p, _ := v.GetNote(c, "[[Pricing]]", true, "")
 		n := 0
 		for _, l := range p.Links.Incoming {

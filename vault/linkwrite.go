@@ -2,9 +2,10 @@ package vault
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"strings"
 
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -36,7 +37,7 @@ type LinkOutcome struct {
 // as a link in the list property named after the type
 // (`depends_on: ["[[Pricing]]"]`), in one commit; the same edge twice is
 // one edge.
-func (v *Vault) Link(c Caller, a LinkArgs) (*LinkOutcome, error) {
+func (v *Vault) Link(c access.Caller, a LinkArgs) (*LinkOutcome, error) {
 	out, errs, err := v.linkMany(c, []LinkArgs{a}, "")
 	if err != nil {
 		return nil, err
@@ -49,13 +50,13 @@ func (v *Vault) Link(c Caller, a LinkArgs) (*LinkOutcome, error) {
 
 // LinkMany adds many typed edges, best effort: each gets its own result;
 // all the edges that can be added go into one commit.
-func (v *Vault) LinkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcome, error) {
+func (v *Vault) LinkMany(c access.Caller, links []LinkArgs, prefix string) (*LinkOutcome, error) {
 	out, _, err := v.linkMany(c, links, prefix)
 	return out, err
 }
 
 // linkMany is LinkMany that also returns each link's error as it was.
-func (v *Vault) linkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcome, []error, error) {
+func (v *Vault) linkMany(c access.Caller, links []LinkArgs, prefix string) (*LinkOutcome, []error, error) {
 	if len(links) == 0 {
 		return nil, nil, argErr("links", "is empty")
 	}
@@ -116,7 +117,7 @@ func (v *Vault) linkMany(c Caller, links []LinkArgs, prefix string) (*LinkOutcom
 }
 
 // prepareLink checks one edge and loads its source note into e.
-func (v *Vault) prepareLink(c Caller, e *edits, arg string, l LinkArgs) (path, toID, target string, err error) {
+func (v *Vault) prepareLink(c access.Caller, e *edits, arg string, l LinkArgs) (path, toID, target string, err error) {
 	if err := v.checkLinkType(arg+"type", l.Type); err != nil {
 		return "", "", "", err
 	}
@@ -127,7 +128,7 @@ func (v *Vault) prepareLink(c Caller, e *edits, arg string, l LinkArgs) (path, t
 	if err != nil {
 		return "", "", "", err
 	}
-	if v.roleAt(c, p) < RoleWrite {
+	if v.roleAt(c, p) < access.RoleWrite {
 		return "", "", "", argErr(arg+"from", "you may read %s but not change it", p)
 	}
 	if l.To != "" {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // teamClone makes alice's vault from the sample and bob's clone of it,
@@ -26,7 +28,7 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 func TestInitOnACloneSetsUpThisMachineAndCommitsNothing(t *testing.T) {
 	alice, bob := teamClone(t)
 	head := gitOut(t, bob, "rev-parse", "HEAD")
-	access := gitOut(t, bob, "show", "HEAD:"+AccessFile)
+	committed := gitOut(t, bob, "show", "HEAD:"+AccessFile)
 
 	// A bad owner is refused before anything changes.
 	if _, err := Init(bob, InitOptions{Owner: "Bob Smith"}); err == nil || !strings.Contains(err.Error(), "owner") {
@@ -48,7 +50,7 @@ func TestInitOnACloneSetsUpThisMachineAndCommitsNothing(t *testing.T) {
 		t.Fatalf("secrets folder: %v %v", fi, err)
 	}
 	gitOut(t, bob, "check-ignore", "-q", LocalFile)
-	if gitOut(t, bob, "show", "HEAD:"+AccessFile) != access {
+	if gitOut(t, bob, "show", "HEAD:"+AccessFile) != committed {
 		t.Fatal("the committed access file changed")
 	}
 	if o, _ := ReadOwner(bob); o != "bob" {
@@ -66,8 +68,8 @@ func TestInitOnACloneSetsUpThisMachineAndCommitsNothing(t *testing.T) {
 	if v.Owner() != "bob" {
 		t.Fatalf("owner on bob's machine: %q", v.Owner())
 	}
-	bobC := Caller{Principal: "bob", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
-	aliceC := Caller{Principal: "alice", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+	bobC := access.Caller{Principal: "bob", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
+	aliceC := access.Caller{Principal: "alice", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
 	if _, err := v.CreateNote(bobC, CreateArgs{Project: "acme/platform", Body: "# Bob was here"}); err != nil {
 		t.Fatalf("the local owner may not write: %v", err)
 	}
@@ -75,7 +77,7 @@ func TestInitOnACloneSetsUpThisMachineAndCommitsNothing(t *testing.T) {
 		t.Fatal("the committed owner is still the owner on bob's machine")
 	}
 	// The owner here grants; the committed owner stays in the file.
-	if err := v.Grant(Caller{Principal: "bob", Actor: "human", Tool: "test"}, "carol", "acme", RoleRead); err != nil {
+	if err := v.Grant(access.Caller{Principal: "bob", Actor: "human", Tool: "test"}, "carol", "acme", access.RoleRead); err != nil {
 		t.Fatal(err)
 	}
 	if got := gitOut(t, bob, "show", "HEAD:"+AccessFile); !strings.Contains(got, "owner: alice") || !strings.Contains(got, "carol") || strings.Contains(got, "bob") {

@@ -2,13 +2,14 @@ package vault
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -96,7 +97,7 @@ func checkObservation(category, text string) (Observation, error) {
 // RememberAboutUser adds a durable fact about the caller's user to their
 // profile (people/<principal>/profile.md, class user-profile), unless the
 // same fact is already there.
-func (v *Vault) RememberAboutUser(c Caller, category, observation string) (*Remembered, error) {
+func (v *Vault) RememberAboutUser(c access.Caller, category, observation string) (*Remembered, error) {
 	o, err := checkObservation(category, observation)
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func (v *Vault) RememberAboutUser(c Caller, category, observation string) (*Reme
 
 // RememberAboutProject adds a fact about a project to the caller's private
 // memory (class agent-memory): never shared, never in list_notes.
-func (v *Vault) RememberAboutProject(c Caller, project, category, observation string) (*Remembered, error) {
+func (v *Vault) RememberAboutProject(c access.Caller, project, category, observation string) (*Remembered, error) {
 	if strings.TrimSpace(category) == "" {
 		category = "general"
 	}
@@ -128,8 +129,8 @@ func (v *Vault) RememberAboutProject(c Caller, project, category, observation st
 	return v.remember(c, p, "# "+title+"\n\nWhat the agent remembers about project "+pr.Name+". Private to "+c.Principal+".\n", "memory", pr.Handle, o)
 }
 
-func (v *Vault) remember(c Caller, p, newBody, typ, project string, o Observation) (*Remembered, error) {
-	if c.Ceiling < RoleWrite || v.roleAt(c, p) < RoleWrite {
+func (v *Vault) remember(c access.Caller, p, newBody, typ, project string, o Observation) (*Remembered, error) {
+	if c.Ceiling < access.RoleWrite || v.roleAt(c, p) < access.RoleWrite {
 		return nil, fmt.Errorf("%w: this token may not write", ErrForbidden)
 	}
 	if err := v.flushHuman(p); err != nil {

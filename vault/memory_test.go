@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 func TestRememberAboutUserAppendsOnceAndParsesBack(t *testing.T) {
@@ -71,7 +73,7 @@ func TestRememberAboutProjectIsPrivateMemory(t *testing.T) {
 		t.Fatal("camille remembered about a project she cannot see")
 	}
 	readOnly := camille
-	readOnly.Ceiling = RoleRead
+	readOnly.Ceiling = access.RoleRead
 	if _, err := v.RememberAboutProject(readOnly, "acme/launch", "x", "read token"); !errors.Is(err, ErrForbidden) {
 		t.Fatalf("a read token wrote memory: %v", err)
 	}

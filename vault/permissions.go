@@ -4,45 +4,47 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // roleAt is what c may do at a vault path: its own personal domain is its
 // alone; a project's notes follow the membership; notes outside every
 // project belong to the owner; hidden places and banks are never reachable
 // through these operations. The token's ceiling caps everything.
-func (v *Vault) roleAt(c Caller, p string) Role {
+func (v *Vault) roleAt(c access.Caller, p string) access.Role {
 	if hiddenSegment(p) {
-		return RoleNone
+		return access.RoleNone
 	}
 	if owner, _, ok := personalPath(p); ok {
 		if owner == c.Principal && owner != "" {
-			return min(RoleWrite, c.Ceiling)
+			return min(access.RoleWrite, c.Ceiling)
 		}
-		return RoleNone
+		return access.RoleNone
 	}
 	if p == BanksDir || len(p) > len(BanksDir) && p[:len(BanksDir)+1] == BanksDir+"/" {
-		return RoleNone
+		return access.RoleNone
 	}
 	a, err := v.accessNow()
 	if err != nil {
-		return RoleNone
+		return access.RoleNone
 	}
 	pr := v.projectSet().of(p)
 	if pr == nil {
 		if c.Principal == a.Owner && c.Projects == nil {
 			return c.Ceiling
 		}
-		return RoleNone
+		return access.RoleNone
 	}
 	return v.projectRole(c, a, pr)
 }
 
-func (v *Vault) projectRole(c Caller, a *Access, pr *Project) Role {
+func (v *Vault) projectRole(c access.Caller, a *access.Access, pr *Project) access.Role {
 	ps := v.projectSet()
 	if c.Projects != nil && !slices.ContainsFunc(pr.names(ps), func(h string) bool { return slices.Contains(c.Projects, h) }) {
-		return RoleNone
+		return access.RoleNone
 	}
-	return min(a.role(c.Principal, pr, ps), c.Ceiling)
+	return min(roleOf(a, c.Principal, pr, ps), c.Ceiling)
 }
 
 // ProjectAccess is one project a caller can reach.
@@ -56,7 +58,7 @@ type ProjectAccess struct {
 }
 
 // Projects lists the projects c can read, with its access and note count.
-func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
+func (v *Vault) Projects(c access.Caller) ([]ProjectAccess, error) {
 	if err := v.syncHead(); err != nil {
 		return nil, err
 	}
@@ -74,7 +76,7 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 	var out []ProjectAccess
 	for _, pr := range ps.list {
 		r := v.projectRole(c, a, pr)
-		if r == RoleNone {
+		if r == access.RoleNone {
 			continue
 		}
 		out = append(out, ProjectAccess{Handle: pr.Handle, Name: pr.Name, Access: r.String(), Folder: pr.Dir, Aliases: pr.Aliases, Notes: counts[pr]})
@@ -84,31 +86,31 @@ func (v *Vault) Projects(c Caller) ([]ProjectAccess, error) {
 
 // project resolves a handle (or alias) the caller can read; an unknown
 // handle and a forbidden one get the same answer.
-func (v *Vault) project(c Caller, arg, handle string) (*Project, Role, error) {
+func (v *Vault) project(c access.Caller, arg, handle string) (*Project, access.Role, error) {
 	if err := validText(arg, handle); err != nil {
-		return nil, RoleNone, err
+		return nil, access.RoleNone, err
 	}
 	if err := v.syncHead(); err != nil {
-		return nil, RoleNone, err
+		return nil, access.RoleNone, err
 	}
 	pr := v.projectSet().byHandle[handle]
 	if pr == nil {
 		// A marker written by hand a moment ago: look again once.
 		if err := v.rescan(); err != nil {
-			return nil, RoleNone, err
+			return nil, access.RoleNone, err
 		}
 		pr = v.projectSet().byHandle[handle]
 	}
 	if pr == nil {
-		return nil, RoleNone, argErr(arg, "no project %q is accessible (get_my_projects lists yours)", handle)
+		return nil, access.RoleNone, argErr(arg, "no project %q is accessible (get_my_projects lists yours)", handle)
 	}
 	a, err := v.accessNow()
 	if err != nil {
-		return nil, RoleNone, err
+		return nil, access.RoleNone, err
 	}
 	r := v.projectRole(c, a, pr)
-	if r == RoleNone {
-		return nil, RoleNone, argErr(arg, "no project %q is accessible (get_my_projects lists yours)", handle)
+	if r == access.RoleNone {
+		return nil, access.RoleNone, argErr(arg, "no project %q is accessible (get_my_projects lists yours)", handle)
 	}
 	return pr, r, nil
 }
@@ -118,7 +120,7 @@ func (v *Vault) project(c Caller, arg, handle string) (*Project, Role, error) {
 // that has projects. A token for a principal nobody granted anything
 // works, and its agent saw empty lists with nothing to say why
 // (whoami and start_session say this; cairn token create warns with it).
-func (v *Vault) WhyNothing(c Caller) (string, error) {
+func (v *Vault) WhyNothing(c access.Caller) (string, error) {
 	a, err := v.accessNow()
 	if err != nil {
 		return "", err
@@ -126,7 +128,7 @@ func (v *Vault) WhyNothing(c Caller) (string, error) {
 	ps := v.projectSet()
 	// A role in one project is enough (Projects would also count notes).
 	for _, pr := range ps.list {
-		if v.projectRole(c, a, pr) > RoleNone {
+		if v.projectRole(c, a, pr) > access.RoleNone {
 			return "", nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +14,6 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // typedEdges lists a note's typed outgoing edges as "type → target id".
@@ -249,7 +248,7 @@ func TestTypedLinksReadFromProperties(t *testing.T) {
 		"related:\n  - \"[[Pricing#Plans]]\"\n  - not a link\n  - \"[[A]] and [[B]]\"\n"+
 		"conflicts: [\"[[Note (conflict 2026-12-01 101500)]]\"]\n"+
 		"aliases: [\"[[Alias]]\"]\ntags: [\"[[t]]\"]\ncssclasses: [\"[[c]]\"]\n"+
-		"note: \"see [[Home]]\"\nnested: {to: \"[[Deep]]\"}\nheading: \"[[#Local]]\"\n"+
+		"note: \"see [[Home]]\"\nnested: {to: \"[[Deep]]\"}\nheading: \"[[#access.Local]]\"\n"+
 		"links:\n  - {type: depends_on, to: \"[[Old]]\"}\n  - \"[[Plain]]\"\n"+
 		"---\n# X\nBody [[Home]]\n"))
 	var got []string

@@ -2,13 +2,13 @@ package vault
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // TestRandomReorganizationsNeverBreakALink builds a vault whose notes link
@@ -83,7 +83,7 @@ func randomReorg(t *testing.T, seed int64, others bool) {
 	}
 	who := owner
 	if others {
-		who = Caller{Principal: "bob", Ceiling: RoleWrite, Actor: "agent", Tool: "test"}
+		who = access.Caller{Principal: "bob", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
 		os.WriteFile(filepath.Join(dir, AccessFile), []byte("owner: owner\nmembers:\n  bob:\n    s: write\n  alice:\n    s: read\n"), 0o644)
 		for i := 0; i < 10; i++ {
 			var b strings.Builder

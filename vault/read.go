@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,14 +15,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // resolve turns a ref into the path of a note c can read. A ref is a note
 // id, a vault path (with or without .md), or a wiki-ref: [[Title]], Title or
 // an alias. A ref c may not read is reported exactly like a missing one.
-func (v *Vault) resolve(c Caller, arg, ref string) (string, error) {
+func (v *Vault) resolve(c access.Caller, arg, ref string) (string, error) {
 	if err := validText(arg, ref); err != nil {
 		return "", err
 	}
@@ -53,7 +54,7 @@ func (v *Vault) resolve(c Caller, arg, ref string) (string, error) {
 	return "", notFound(arg, fmt.Sprintf("no note %q is accessible", ref))
 }
 
-func (v *Vault) lookup(c Caller, arg, ref string) (string, error) {
+func (v *Vault) lookup(c access.Caller, arg, ref string) (string, error) {
 	r := v.graph().ResolveFor(ref, v.visibleTo(c))
 	switch r.Status {
 	case wikilinks.Resolved:
@@ -72,7 +73,7 @@ func (v *Vault) lookup(c Caller, arg, ref string) (string, error) {
 
 // visibleTo is the graph's view of what c may read. The graph calls it
 // under its own lock, so it must not touch the graph or the catalog.
-func (v *Vault) visibleTo(c Caller) wikilinks.Visible {
+func (v *Vault) visibleTo(c access.Caller) wikilinks.Visible {
 	memo := map[string]bool{}
 	var mu sync.Mutex
 	return func(id, path string) bool {
@@ -80,7 +81,7 @@ func (v *Vault) visibleTo(c Caller) wikilinks.Visible {
 		defer mu.Unlock()
 		ok, seen := memo[path]
 		if !seen {
-			ok = v.roleAt(c, path) >= RoleRead
+			ok = v.roleAt(c, path) >= access.RoleRead
 			memo[path] = ok
 		}
 		return ok
@@ -153,7 +154,7 @@ type NoteView struct {
 // GetNote reads a whole note. An edit saved in an editor and not yet
 // committed is committed first (as the human's), so the versionToken
 // returned always names a real commit holding exactly this content.
-func (v *Vault) GetNote(c Caller, ref string, detailed bool, revision string) (*NoteView, error) {
+func (v *Vault) GetNote(c access.Caller, ref string, detailed bool, revision string) (*NoteView, error) {
 	p, err := v.resolve(c, "ref", ref)
 	if err != nil {
 		return nil, err
@@ -221,7 +222,7 @@ func (v *Vault) readCommitted(p, ref string) ([]byte, string, error) {
 	}
 }
 
-func (v *Vault) noteAt(c Caller, p, revision string, detailed bool) (*NoteView, error) {
+func (v *Vault) noteAt(c access.Caller, p, revision string, detailed bool) (*NoteView, error) {
 	if !isHex40(revision) {
 		return nil, argErr("revision", "%q is not a commit hash (40 hex digits, as versionToken and provenance give)", revision)
 	}
@@ -338,7 +339,7 @@ const (
 // ListNotes lists the notes and subfolders directly in one folder, folders
 // first, then notes, each by name. Personal domains and banks never show:
 // list_notes is the shared knowledge base.
-func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
+func (v *Vault) ListNotes(c access.Caller, a ListArgs) (*Listing, error) {
 	if a.Limit == 0 {
 		a.Limit = DefaultListLimit
 	}
@@ -376,7 +377,7 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 		return nil, err
 	}
 	items, err := os.ReadDir(v.abs(dir))
-	if err != nil || (dir != "" && v.roleAt(c, dir) == RoleNone && !v.anyReadableBelow(c, dir)) {
+	if err != nil || (dir != "" && v.roleAt(c, dir) == access.RoleNone && !v.anyReadableBelow(c, dir)) {
 		return nil, notFound("path", fmt.Sprintf("no folder %q is accessible", a.Path))
 	}
 	after := ""
@@ -394,7 +395,7 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 			continue
 		}
 		if it.IsDir() {
-			if v.roleAt(c, rel) == RoleNone && !v.anyReadableBelow(c, rel) {
+			if v.roleAt(c, rel) == access.RoleNone && !v.anyReadableBelow(c, rel) {
 				continue
 			}
 			e := Entry{Kind: "folder", Path: rel, Name: name}
@@ -404,7 +405,7 @@ func (v *Vault) ListNotes(c Caller, a ListArgs) (*Listing, error) {
 			folders = append(folders, e)
 			continue
 		}
-		if !it.Type().IsRegular() || !isNotePath(rel) || v.roleAt(c, rel) == RoleNone {
+		if !it.Type().IsRegular() || !isNotePath(rel) || v.roleAt(c, rel) == access.RoleNone {
 			continue
 		}
 		e := Entry{Kind: "note", Path: rel, Name: name}
@@ -474,13 +475,13 @@ func sortKey(e Entry) string {
 
 // anyReadableBelow reports whether some project under dir is readable by c,
 // so that a folder leading to a project c may see is listed.
-func (v *Vault) anyReadableBelow(c Caller, dir string) bool {
+func (v *Vault) anyReadableBelow(c access.Caller, dir string) bool {
 	a, err := v.accessNow()
 	if err != nil {
 		return false
 	}
 	for _, pr := range v.projectSet().list {
-		if (dir == "" || strings.HasPrefix(pr.Dir, dir+"/")) && v.projectRole(c, a, pr) > RoleNone {
+		if (dir == "" || strings.HasPrefix(pr.Dir, dir+"/")) && v.projectRole(c, a, pr) > access.RoleNone {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // The vault BenchmarkRebuild rebuilds: searchbench's (bench/corpus), so
@@ -54,7 +55,7 @@ func BenchmarkRebuild(b *testing.B) {
 		b.Fatal("vectors not made")
 	}
 	first := time.Since(t0)
-	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "bench"}
 	for _, searching := range []bool{false, true} {
 		name := map[bool]string{false: "quiet", true: "searching"}[searching]
 		b.Run(name, func(b *testing.B) {
@@ -90,7 +91,7 @@ func BenchmarkRebuild(b *testing.B) {
 // searchUntil runs one hybrid search at a time until stop, then sends
 // their latencies on done. A failed search fails the benchmark: none may
 // fail during a Rebuild.
-func searchUntil(b *testing.B, v *vault.Vault, c vault.Caller, sents []string, stop chan struct{}, done chan []time.Duration) {
+func searchUntil(b *testing.B, v *vault.Vault, c access.Caller, sents []string, stop chan struct{}, done chan []time.Duration) {
 	rng := rand.New(rand.NewSource(7))
 	var lat []time.Duration
 	for {

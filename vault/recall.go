@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/search"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -90,7 +91,7 @@ type candidate struct {
 // counted with a real tokenizer: the best matching notes, their one-hop
 // neighbours in the link graph, and the caller's own private memory, each
 // excerpt with its source. The context never exceeds the budget.
-func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, budget int) (*RecallResult, error) {
+func (v *Vault) Recall(ctx context.Context, c access.Caller, topic, project string, budget int) (*RecallResult, error) {
 	defer v.searchRuns()()
 	if budget == 0 {
 		budget = DefaultRecallBudget
@@ -117,7 +118,7 @@ func (v *Vault) Recall(ctx context.Context, c Caller, topic, project string, bud
 			old.score = max(old.score, cd.score)
 			return
 		}
-		if v.roleAt(c, cd.path) < RoleRead || v.entry(cd.path, false) == nil {
+		if v.roleAt(c, cd.path) < access.RoleRead || v.entry(cd.path, false) == nil {
 			return
 		}
 		cands[cd.path] = cd

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 var crashNotes = flag.Int("crash-notes", 2000, "notes in BenchmarkOpenAfterCrash's vault")
@@ -61,7 +62,7 @@ func BenchmarkOpenAfterCrash(b *testing.B) {
 					b.Fatal(err)
 				}
 				t2 := time.Now()
-				c := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+				c := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "bench"}
 				if _, err := v.Search(context.Background(), c, vault.SearchArgs{Query: "what did they say about the weekend", Limit: 10}); err != nil {
 					b.Fatal(err)
 				}
@@ -109,7 +110,7 @@ func crashedState(b *testing.B, dir, idx, snaps string, sents []string) {
 	for _, f := range []string{"manifest.json", "vectors.bin"} {
 		copyFile(b, filepath.Join(idx, f), filepath.Join(saved, f))
 	}
-	c := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "agent", Tool: "bench"}
+	c := access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "bench"}
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 20; i++ {
 		if _, err := v.CreateNote(c, vault.CreateArgs{Project: "space", Path: "new", Body: fmt.Sprintf("# Written %d\n\n%s\n", i, corpus.Query(rng, sents))}); err != nil {

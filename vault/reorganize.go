@@ -3,6 +3,8 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +12,6 @@ import (
 	"unicode"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 
@@ -39,7 +40,7 @@ func (v *Vault) scope(p string) string {
 }
 
 // destFolder checks a destination folder given by a caller.
-func (v *Vault) destFolder(c Caller, arg, folder, mustScope string) (string, error) {
+func (v *Vault) destFolder(c access.Caller, arg, folder, mustScope string) (string, error) {
 	dir, err := cleanRel(arg, folder)
 	if err != nil {
 		return "", err
@@ -59,7 +60,7 @@ func (v *Vault) destFolder(c Caller, arg, folder, mustScope string) (string, err
 	if s := v.scope(dir + "/x.md"); s != mustScope {
 		return "", argErr(arg, "%q is outside %s; notes stay in their project", folder, mustScope)
 	}
-	if v.roleAt(c, dir+"/x.md") < RoleWrite {
+	if v.roleAt(c, dir+"/x.md") < access.RoleWrite {
 		return "", argErr(arg, "%q is not a folder you can write to", folder)
 	}
 	return dir, nil
@@ -67,7 +68,7 @@ func (v *Vault) destFolder(c Caller, arg, folder, mustScope string) (string, err
 
 // commitEdits commits e as one commit and returns it with the notes it
 // rewrote that the caller may read.
-func (v *Vault) commitEdits(c Caller, e *edits, msg, id string) (string, []string, error) {
+func (v *Vault) commitEdits(c access.Caller, e *edits, msg, id string) (string, []string, error) {
 	h, err := v.commit(c, msg, id, e.changes(), e.trailers()...)
 	if err != nil {
 		var ce *gitstore.ConflictError
@@ -83,7 +84,7 @@ func (v *Vault) commitEdits(c Caller, e *edits, msg, id string) (string, []strin
 // MoveNote moves a note to another folder of its project, keeping its file
 // name and id; every link that would stop naming it is rewritten in the
 // same commit, in its own style (edits.follow), and no other.
-func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, error) {
+func (v *Vault) MoveNote(c access.Caller, ref, toPath, versionToken string) (*Moved, error) {
 	if toPath == "" {
 		return nil, argErr("toPath", "is required: the destination folder")
 	}
@@ -128,7 +129,7 @@ func (v *Vault) MoveNote(c Caller, ref, toPath, versionToken string) (*Moved, er
 // in the same commit, in its own style (edits.follow). With keepAlias the
 // old title also joins the aliases, for whoever searches by it; links never
 // depend on it (Obsidian does not resolve aliases).
-func (v *Vault) RenameNote(c Caller, ref, title, versionToken string, keepAlias bool) (*Moved, error) {
+func (v *Vault) RenameNote(c access.Caller, ref, title, versionToken string, keepAlias bool) (*Moved, error) {
 	title = strings.TrimSpace(title)
 	if err := validText("title", title); err != nil {
 		return nil, err
@@ -252,12 +253,12 @@ func (v *Vault) folderFiles(dir string) ([]string, error) {
 
 // MoveFolder moves a folder (with everything in it) under another parent in
 // the same project; every note keeps its id, a project folder its handle.
-func (v *Vault) MoveFolder(c Caller, project, path, toParent string) (*Moved, error) {
+func (v *Vault) MoveFolder(c access.Caller, project, path, toParent string) (*Moved, error) {
 	return v.relocateFolder(c, project, path, "toParent", toParent, "")
 }
 
 // RenameFolder renames a folder in place.
-func (v *Vault) RenameFolder(c Caller, project, path, name string) (*Moved, error) {
+func (v *Vault) RenameFolder(c access.Caller, project, path, name string) (*Moved, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".md") {
 		return nil, argErr("name", "%q must be a single folder name (no slashes, not starting with '.', not ending in .md)", name)
@@ -274,7 +275,7 @@ func (v *Vault) RenameFolder(c Caller, project, path, name string) (*Moved, erro
 // relocateFolder moves the folder at path under toParent (parentArg names
 // that argument) or, with newName, renames it in place: every file in one
 // commit, every link that would stop naming one of them followed.
-func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, newName string) (*Moved, error) {
+func (v *Vault) relocateFolder(c access.Caller, project, path, parentArg, toParent, newName string) (*Moved, error) {
 	dir, err := v.folderArg(c, project, path)
 	if err != nil {
 		return nil, err
@@ -324,9 +325,9 @@ func (v *Vault) relocateFolder(c Caller, project, path, parentArg, toParent, new
 // folderDest is where the folder dir goes: renamed in place to newName, or
 // into the folder toParent, which must be in the scope the folder belongs
 // to (its project, or for a project's own folder, the project it sits in).
-func (v *Vault) folderDest(c Caller, dir, path, parentArg, toParent, newName string, isProject bool) (string, error) {
+func (v *Vault) folderDest(c access.Caller, dir, path, parentArg, toParent, newName string, isProject bool) (string, error) {
 	scope := v.scope(dir + "/x.md")
-	if isProject && parentDir(dir) != "" && v.roleAt(c, parentDir(dir)+"/x.md") < RoleWrite {
+	if isProject && parentDir(dir) != "" && v.roleAt(c, parentDir(dir)+"/x.md") < access.RoleWrite {
 		// Renaming or moving a sub-project's folder changes its parent.
 		return "", fmt.Errorf("%w: the folder sits in a project you cannot change", ErrForbidden)
 	}
@@ -366,13 +367,13 @@ func (v *Vault) folderDest(c Caller, dir, path, parentArg, toParent, newName str
 // into the edits (their ids saved, the links to them followed), other
 // tracked files (markers, attachments) as they are, into others; files git
 // does not track (an editor's .DS_Store, ignored build output) stay put.
-func (v *Vault) planFolderMove(c Caller, dir, dest string) (e *edits, others []gitstore.Change, notes int, err error) {
+func (v *Vault) planFolderMove(c access.Caller, dir, dest string) (e *edits, others []gitstore.Change, notes int, err error) {
 	files, err := v.folderFiles(dir)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	for _, f := range files {
-		if v.roleAt(c, f) < RoleWrite && isNotePath(f) {
+		if v.roleAt(c, f) < access.RoleWrite && isNotePath(f) {
 			return nil, nil, 0, argErr("path", "the folder holds notes you cannot change")
 		}
 	}
@@ -411,7 +412,7 @@ func orDefault(s, d string) string {
 
 // folderArg resolves a folder argument (vault path, or relative to the
 // project's folder) that c may write.
-func (v *Vault) folderArg(c Caller, project, path string) (string, error) {
+func (v *Vault) folderArg(c access.Caller, project, path string) (string, error) {
 	dir, err := cleanRel("path", path)
 	if err != nil {
 		return "", err
@@ -434,13 +435,13 @@ func (v *Vault) folderArg(c Caller, project, path string) (string, error) {
 		return "", err
 	}
 	fi, err := os.Lstat(v.abs(dir))
-	if err != nil || !fi.IsDir() || v.roleAt(c, dir+"/x.md") == RoleNone {
+	if err != nil || !fi.IsDir() || v.roleAt(c, dir+"/x.md") == access.RoleNone {
 		return "", notFound("path", fmt.Sprintf("no folder %q is accessible", path))
 	}
 	if top, _, _ := strings.Cut(dir, "/"); top == PeopleDir || top == BanksDir {
 		return "", argErr("path", "%q is private memory; these tools reorganize shared notes", path)
 	}
-	if v.roleAt(c, dir+"/x.md") < RoleWrite {
+	if v.roleAt(c, dir+"/x.md") < access.RoleWrite {
 		return "", fmt.Errorf("%w: your access to %q is read-only", ErrForbidden, path)
 	}
 	return dir, nil
@@ -448,7 +449,7 @@ func (v *Vault) folderArg(c Caller, project, path string) (string, error) {
 
 // RenameProject changes a project's handle and/or display name; the old
 // handle stays as an alias, accepted everywhere (tokens, grants, tools).
-func (v *Vault) RenameProject(c Caller, project, handle, name string) (*Project, error) {
+func (v *Vault) RenameProject(c access.Caller, project, handle, name string) (*Project, error) {
 	if handle == "" && name == "" {
 		return nil, argErr("handle", "give a new handle, a new name, or both")
 	}
@@ -456,7 +457,7 @@ func (v *Vault) RenameProject(c Caller, project, handle, name string) (*Project,
 	if err != nil {
 		return nil, err
 	}
-	if role < RoleWrite {
+	if role < access.RoleWrite {
 		return nil, fmt.Errorf("%w: your access to project %s is read-only", ErrForbidden, pr.Handle)
 	}
 	if err := validText("name", name); err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // A note grown too large in an editor must never be taken for deleted.
@@ -51,8 +53,8 @@ func TestRevokeRemovesGrantsStoredUnderAnOldHandle(t *testing.T) {
 	if ps, _ := v.Projects(sam); len(ps) != 1 || ps[0].Handle != "acme/ops" {
 		t.Fatalf("sam after the rename: %+v", ps)
 	}
-	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn access"}
-	if err := v.Grant(human, "sam", "acme/ops", RoleNone); err != nil {
+	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
+	if err := v.Grant(human, "sam", "acme/ops", access.RoleNone); err != nil {
 		t.Fatal(err)
 	}
 	if ps, _ := v.Projects(sam); len(ps) != 0 {
@@ -72,7 +74,7 @@ func TestAnAliasNeverBorrowsAnotherProjectsGrants(t *testing.T) {
 	}
 }
 
-func mustProjects(t *testing.T, v *Vault, c Caller) []ProjectAccess {
+func mustProjects(t *testing.T, v *Vault, c access.Caller) []ProjectAccess {
 	ps, err := v.Projects(c)
 	if err != nil {
 		t.Fatal(err)

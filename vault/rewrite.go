@@ -2,11 +2,12 @@ package vault
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"sort"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -15,7 +16,7 @@ import (
 // memory, and rendered at the end.
 type edits struct {
 	v      *Vault
-	c      Caller
+	c      access.Caller
 	notes  map[string]*note.Note // by current path
 	moves  map[string]string
 	files  map[string]string // files that are not notes it moves: old path → new
@@ -27,7 +28,7 @@ type edits struct {
 	keptShifts []wikilinks.Shift
 }
 
-func (v *Vault) newEdits(c Caller) *edits {
+func (v *Vault) newEdits(c access.Caller) *edits {
 	return &edits{v: v, c: c, notes: map[string]*note.Note{}, moves: map[string]string{}, files: map[string]string{}, tokens: map[string]string{},
 		kept: map[string]bool{}, left: map[string]bool{}}
 }
@@ -92,7 +93,7 @@ func (e *edits) follow() error {
 	readers := e.v.newReaderCheck()
 	for _, sh := range e.v.graph().WhatIfMoved(e.planned(), nil, e.files, nil) {
 		src := e.v.pathOf(sh.From)
-		if sh.Keep == "" || src == "" || e.v.roleAt(e.c, src) < RoleWrite {
+		if sh.Keep == "" || src == "" || e.v.roleAt(e.c, src) < access.RoleWrite {
 			continue
 		}
 		if !sh.Moved && !readers.allMayRead(src, sh.Before.Path) {

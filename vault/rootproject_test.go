@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // A folder of notes adopted with RootProject is one project, whole: the
@@ -62,7 +64,7 @@ func TestAFolderAdoptedWholeIsOneProject(t *testing.T) {
 	if _, err := v.CreateProject(owner, "diary", "", "Private"); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Grant(owner, "camille", "my-notes", RoleRead); err != nil {
+	if err := v.Grant(owner, "camille", "my-notes", access.RoleRead); err != nil {
 		t.Fatal(err)
 	}
 	rem, err := v.RememberAboutUser(owner, "preferences", "likes short notes about the launch")

@@ -2,11 +2,12 @@ package vault
 
 import (
 	"context"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Bounds of search's limit.
@@ -70,7 +71,7 @@ type searchPlan struct {
 	project *Project
 }
 
-func (v *Vault) planSearch(c Caller, a SearchArgs, queryArg string) (*searchPlan, error) {
+func (v *Vault) planSearch(c access.Caller, a SearchArgs, queryArg string) (*searchPlan, error) {
 	if err := validText(queryArg, a.Query); err != nil {
 		return nil, err
 	}
@@ -153,7 +154,7 @@ func (v *Vault) planSearch(c Caller, a SearchArgs, queryArg string) (*searchPlan
 // Search finds notes c may read: shared notes of its projects and its own
 // private memory ("search before write" finds duplicates). Access is part
 // of the query, so nothing from elsewhere is scored, counted or shown.
-func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResult, error) {
+func (v *Vault) Search(ctx context.Context, c access.Caller, a SearchArgs) (*SearchResult, error) {
 	defer v.searchRuns()()
 	plan, err := v.planSearch(c, a, "query")
 	if err != nil {
@@ -179,8 +180,8 @@ func (v *Vault) Search(ctx context.Context, c Caller, a SearchArgs) (*SearchResu
 // hitView fills in a hit from the catalog and the file. A hit whose note
 // is gone, or that c may not read after all, is dropped (it cannot have
 // been counted anywhere).
-func (v *Vault) hitView(c Caller, ix *search.Index, h search.Hit, query string, explain bool) (SearchHit, bool) {
-	if v.roleAt(c, h.Path) < RoleRead {
+func (v *Vault) hitView(c access.Caller, ix *search.Index, h search.Hit, query string, explain bool) (SearchHit, bool) {
+	if v.roleAt(c, h.Path) < access.RoleRead {
 		return SearchHit{}, false
 	}
 	e := v.entry(h.Path, false)

@@ -14,9 +14,10 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
-func searchT(t testing.TB, v *Vault, c Caller, a SearchArgs) *SearchResult {
+func searchT(t testing.TB, v *Vault, c access.Caller, a SearchArgs) *SearchResult {
 	t.Helper()
 	r, err := v.Search(context.Background(), c, a)
 	if err != nil {
@@ -105,12 +106,12 @@ func TestSearchRespectsAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitVectors(t, v)
-	for _, c := range []Caller{owner, camille, sam} {
+	for _, c := range []access.Caller{owner, camille, sam} {
 		for _, q := range []string{"CDN provider decision", "launch plan pricing", "zebra Quintessa", "profile preferences", "runbook rollback"} {
 			for _, mode := range []string{"lexical", "semantic", "hybrid"} {
 				r := searchT(t, v, c, SearchArgs{Query: q, Mode: mode, Limit: 50})
 				for _, h := range r.Results {
-					if v.roleAt(c, h.Path) < RoleRead {
+					if v.roleAt(c, h.Path) < access.RoleRead {
 						t.Errorf("%s / %q / %s: %s is not readable by %s", c.Principal, q, mode, h.Path, c.Principal)
 					}
 				}
@@ -121,7 +122,7 @@ func TestSearchRespectsAccess(t *testing.T) {
 	if len(r.Results) == 0 || r.Results[0].Path != "people/owner/profile.md" || r.Results[0].Class != ClassUserProfile {
 		t.Errorf("the caller's own memory must be searched: %v", resultPaths(r))
 	}
-	for _, c := range []Caller{camille, sam} {
+	for _, c := range []access.Caller{camille, sam} {
 		r := searchT(t, v, c, SearchArgs{Query: "zebra Quintessa", Mode: "lexical"})
 		if len(r.Results) != 0 {
 			t.Errorf("%s sees the owner's memory: %v", c.Principal, resultPaths(r))

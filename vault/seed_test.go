@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // TestTheSeedsOwnExampleIsAnswered: the TreAIsure reference's two
@@ -15,7 +17,7 @@ import (
 // it.
 func TestTheSeedsOwnExampleIsAnswered(t *testing.T) {
 	v, _ := sampleVault(t)
-	me := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "agent", Tool: "treaisure_capture_thought"}
+	me := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "agent", Tool: "treaisure_capture_thought"}
 	seed := "Nous lançons d'abord auprès de vingt clients pilotes."
 	for _, text := range []string{
 		"Le budget marketing du trimestre est fixé à quarante mille euros.",

@@ -2,6 +2,8 @@ package vault
 
 import (
 	"encoding/json"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // SessionStart is what start_session answers: who the user is (their
@@ -99,7 +100,7 @@ func (v *Vault) loadVisits() map[string]map[string]string {
 
 // StartSession answers start_session and moves the caller's last-visit mark
 // of the project to now (its only effect).
-func (v *Vault) StartSession(c Caller, project string) (*SessionStart, error) {
+func (v *Vault) StartSession(c access.Caller, project string) (*SessionStart, error) {
 	out := &SessionStart{Principal: c.Principal}
 	ps, err := v.Projects(c)
 	if err != nil {
@@ -148,7 +149,7 @@ func (v *Vault) StartSession(c Caller, project string) (*SessionStart, error) {
 	return out, nil
 }
 
-func (v *Vault) profile(c Caller) *ProfileView {
+func (v *Vault) profile(c access.Caller) *ProfileView {
 	p := PeopleDir + "/" + c.Principal + "/" + ProfileFile
 	data, err := readFileNoFollow(v.abs(p))
 	if err != nil {
@@ -219,7 +220,7 @@ func cut(s string, n int) string {
 
 // projectIndex fills the note count, top-level folders, known values and
 // pinned notes of a project, as c may see them.
-func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
+func (v *Vault) projectIndex(c access.Caller, pr *Project, s *ProjectSession) {
 	folders := map[string]bool{}
 	var pinned []string
 	ps := v.projectSet()
@@ -251,7 +252,7 @@ func (v *Vault) projectIndex(c Caller, pr *Project, s *ProjectSession) {
 	sort.Strings(pinned)
 	seen := map[string]bool{}
 	for _, p := range pinned {
-		if seen[p] || len(s.Pinned) == maxPinned || v.roleAt(c, p) < RoleRead {
+		if seen[p] || len(s.Pinned) == maxPinned || v.roleAt(c, p) < access.RoleRead {
 			continue
 		}
 		seen[p] = true
@@ -277,7 +278,7 @@ func addCounts(to, from map[string]int) {
 
 // delta lists the project's changes since the commit last (one entry per
 // note, its latest change), or, on a first visit, its latest few changes.
-func (v *Vault) delta(c Caller, pr *Project, last, head string) (Delta, error) {
+func (v *Vault) delta(c access.Caller, pr *Project, last, head string) (Delta, error) {
 	d := Delta{Changes: []Activity{}, Counts: map[string]int{}}
 	if last == "" {
 		d.FirstVisit = true
@@ -297,7 +298,7 @@ func (v *Vault) delta(c Caller, pr *Project, last, head string) (Delta, error) {
 	canSee := func(p string) bool {
 		ok, known := readable[p]
 		if !known {
-			ok = isNotePath(p) && pr.holds(parentDir(p)) && v.roleAt(c, p) >= RoleRead
+			ok = isNotePath(p) && pr.holds(parentDir(p)) && v.roleAt(c, p) >= access.RoleRead
 			readable[p] = ok
 		}
 		return ok

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // A write cairn acknowledged that a git operation left off the vault's
@@ -85,7 +86,7 @@ func (v *Vault) restoreOne(st gitstore.Stranded) (string, error) {
 		return fmt.Sprintf("restored nothing of %s: the branch holds its change already", short(st.Commit)), nil
 	}
 	tr := gitstore.ParseTrailers(st.Message)
-	c := Caller{Principal: tr["Cairn-Principal"], Actor: tr["Cairn-Actor"], Tool: "cairn doctor --fix"}
+	c := access.Caller{Principal: tr["Cairn-Principal"], Actor: tr["Cairn-Actor"], Tool: "cairn doctor --fix"}
 	if c.Principal == "" {
 		c.Principal = v.Owner()
 	}

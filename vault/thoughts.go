@@ -3,6 +3,8 @@ package vault
 import (
 	"context"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"regexp"
 	"slices"
 	"sort"
@@ -13,7 +15,6 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/search"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
@@ -81,7 +82,7 @@ func thoughtsDir(principal, space string) string {
 // CaptureThought stores the user's own words, verbatim, after they
 // confirmed. Without confirmation it writes nothing and returns the
 // proposal. Nothing is written unless the status is created.
-func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
+func (v *Vault) CaptureThought(c access.Caller, a CaptureArgs) (*Capture, error) {
 	if err := validText("text", a.Text); err != nil {
 		return rejected(err.Error()), nil
 	}
@@ -111,7 +112,7 @@ func (v *Vault) CaptureThought(c Caller, a CaptureArgs) (*Capture, error) {
 		}
 		occurred = note.PropertyDate(a.OccurredAt, t)
 	}
-	if c.Principal == "" || c.Ceiling < RoleWrite {
+	if c.Principal == "" || c.Ceiling < access.RoleWrite {
 		return rejected("this token may not write"), nil
 	}
 	prop := &Proposal{Text: text, Space: a.Space, ThoughtKind: kind, OccurredAt: occurred}
@@ -310,7 +311,7 @@ const (
 )
 
 // SearchMemory searches one space of c's captured thoughts, never both.
-func (v *Vault) SearchMemory(ctx context.Context, c Caller, question, space string, limit int) (*Dossier, error) {
+func (v *Vault) SearchMemory(ctx context.Context, c access.Caller, question, space string, limit int) (*Dossier, error) {
 	if err := validText("question", question); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path"
 	"sort"
@@ -10,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/oklog/ulid/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -57,7 +58,7 @@ type Deleted struct {
 
 // DeleteNote moves a note to the trash in one commit. With a versionToken
 // it is a compare-and-swap like edit_note.
-func (v *Vault) DeleteNote(c Caller, ref, versionToken string) (*Deleted, error) {
+func (v *Vault) DeleteNote(c access.Caller, ref, versionToken string) (*Deleted, error) {
 	if versionToken != "" && !isHex40(versionToken) {
 		return nil, argErr("versionToken", "%q is not a versionToken (40 hex digits from get_note)", versionToken)
 	}
@@ -168,7 +169,7 @@ func trashablePath(p string) bool {
 
 // TrashRestore puts a trashed note back at its original path (or at to, a
 // vault path, when given), in one commit by a human.
-func (v *Vault) TrashRestore(c Caller, id, to string) (*Written, error) {
+func (v *Vault) TrashRestore(c access.Caller, id, to string) (*Written, error) {
 	e, err := v.trashEntry(id)
 	if err != nil {
 		return nil, err
@@ -203,7 +204,7 @@ func (v *Vault) TrashRestore(c Caller, id, to string) (*Written, error) {
 
 // TrashEmpty removes trash entries (all when ids is empty) in one commit.
 // The notes stay in git history; emptying only takes them out of the tree.
-func (v *Vault) TrashEmpty(c Caller, ids []string) (int, error) {
+func (v *Vault) TrashEmpty(c access.Caller, ids []string) (int, error) {
 	entries, err := v.TrashList()
 	if err != nil {
 		return 0, err

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // legacyEntry writes a trash entry where cairn kept them before
@@ -83,7 +85,7 @@ func TestCairnsTrashAndObsidiansSideBySide(t *testing.T) {
 	cleanAndSound(t, dir)
 
 	// Restore the older vault's entry: back where it was, and gone from .trash/.
-	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn trash restore"}
+	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn trash restore"}
 	if w, err := v.TrashRestore(human, legacyID, ""); err != nil || w.Path != "Notes/Legacy.md" {
 		t.Fatalf("restore the legacy entry: %+v %v", w, err)
 	}
@@ -103,7 +105,7 @@ func TestCairnsTrashAndObsidiansSideBySide(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	empty := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn trash empty"}
+	empty := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn trash empty"}
 	if n, err := v.TrashEmpty(empty, nil); err != nil || n != 2 {
 		t.Fatalf("empty: %d %v", n, err)
 	}
@@ -128,7 +130,7 @@ func TestATrashEntryNamingNoNotePathIsRefused(t *testing.T) {
 		if got := trashIDs(t, v); len(got) != 0 {
 			t.Fatalf("%q listed: %q", bad, got)
 		}
-		human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn trash restore"}
+		human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn trash restore"}
 		if _, err := v.TrashRestore(human, id, ""); err == nil || !strings.Contains(err.Error(), "not the path of a note") {
 			t.Fatalf("restore of %q: %v", bad, err)
 		}

@@ -3,12 +3,13 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )
@@ -71,7 +72,7 @@ func (e *edits) guard(arg, what, instead string, extra []wikilinks.Note, mayRefu
 		ok := sh.Keep != "" && readers.allMayRead(src, to)
 		if ok {
 			if _, err := e.note(src); err != nil {
-				if v.roleAt(e.c, src) >= RoleRead {
+				if v.roleAt(e.c, src) >= access.RoleRead {
 					return fmt.Errorf("keep the links of %s naming their notes: %w", src, err)
 				}
 				ok = false // never said: the caller may not know the note
@@ -118,7 +119,7 @@ func (e *edits) seenShifts(set []wikilinks.Note) (inWritable []wikilinks.Shift, 
 	sees = map[[2]string]bool{}
 	for _, sh := range e.v.graph().WhatIfMoved(set, nil, e.files, e.v.visibleTo(e.c)) {
 		sees[[2]string{sh.From, sh.Target}] = true
-		if e.v.roleAt(e.c, e.v.pathOf(sh.From)) >= RoleWrite {
+		if e.v.roleAt(e.c, e.v.pathOf(sh.From)) >= access.RoleWrite {
 			inWritable = append(inWritable, sh)
 		}
 	}
@@ -189,8 +190,8 @@ func (r *readerCheck) allMayRead(src, dst string) bool {
 		ok = false
 	}
 	for _, p := range readers {
-		pc := Caller{Principal: p, Ceiling: RoleWrite}
-		if r.v.roleAt(pc, src) >= RoleRead && r.v.roleAt(pc, dst) < RoleRead {
+		pc := access.Caller{Principal: p, Ceiling: access.RoleWrite}
+		if r.v.roleAt(pc, src) >= access.RoleRead && r.v.roleAt(pc, dst) < access.RoleRead {
 			ok = false
 			break
 		}
@@ -306,7 +307,7 @@ func otherConflict(err error, own ...string) error {
 func (e *edits) rewritten() []string {
 	var out []string
 	for p := range e.notes {
-		if _, moved := e.moves[p]; !moved && e.v.roleAt(e.c, p) >= RoleRead {
+		if _, moved := e.moves[p]; !moved && e.v.roleAt(e.c, p) >= access.RoleRead {
 			out = append(out, p)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // byHand writes files as a person would and commits them with git, then
@@ -244,8 +246,8 @@ var (
 )
 
 func TestWhenARewriteWouldRevealANote(t *testing.T) {
-	ca := Caller{Principal: "camille", Ceiling: RoleWrite, Tool: "test"}
-	er := Caller{Principal: "erin", Ceiling: RoleWrite, Tool: "test"}
+	ca := access.Caller{Principal: "camille", Ceiling: access.RoleWrite, Tool: "test"}
+	er := access.Caller{Principal: "erin", Ceiling: access.RoleWrite, Tool: "test"}
 	// Dana reads s/Src.md but not s/a: its [[Target]] cannot be rewritten to
 	// s/a/sub/Target. Camille sees that link shift (she reads both ends), so
 	// her create is refused: nothing she does not know is said.
@@ -282,7 +284,7 @@ func TestWhenARewriteWouldRevealANote(t *testing.T) {
 // each note that took it over.
 func TestCreateNotesKeepsLinksOnceForTheBatch(t *testing.T) {
 	v, dir := smallVault(t, camilleS+erin)
-	ca := Caller{Principal: "camille", Ceiling: RoleWrite, Tool: "test"}
+	ca := access.Caller{Principal: "camille", Ceiling: access.RoleWrite, Tool: "test"}
 	res, err := v.CreateNotes(ca, "s/a", []CreateArgs{{Body: "# Target\n"}, {Body: "# Other\n"}})
 	if err != nil || res[0].Status != "ok" || res[1].Status != "ok" {
 		t.Fatalf("batch: %+v %v", res, err)
@@ -358,7 +360,7 @@ func benchMoveWithLinks(b *testing.B, private bool) {
 		b.Fatal(err)
 	}
 	defer v.Close()
-	bob := Caller{Principal: "bob", Ceiling: RoleWrite, Tool: "bench"}
+	bob := access.Caller{Principal: "bob", Ceiling: access.RoleWrite, Tool: "bench"}
 	n, err := v.GetNote(bob, "[[Hub]]", false, "")
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,8 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,7 +15,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Options for Open.
@@ -78,7 +79,7 @@ type Vault struct {
 	bankLast  map[string]string // bank + context → path of the last fact put there
 
 	mu          sync.Mutex // guards the fields below
-	access      *Access
+	access      *access.Access
 	accessStamp [2]fileStamp // access.yaml's and local.yaml's when read
 	projects    *projectSet
 	scannedAt   time.Time
@@ -310,7 +311,7 @@ func stampOf(path string) fileStamp {
 // accessNow returns access.yaml as it applies here (effectiveAccess),
 // re-read when it or the local settings changed, so a grant or revoke
 // takes effect without a restart.
-func (v *Vault) accessNow() (*Access, error) {
+func (v *Vault) accessNow() (*access.Access, error) {
 	st := [2]fileStamp{stampOf(filepath.Join(v.root, AccessFile)), stampOf(filepath.Join(v.root, LocalFile))}
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -369,7 +370,7 @@ func (v *Vault) commitHandEdits(paths []string) error {
 	if len(changes) > 1 {
 		msg = fmt.Sprintf("Edit by hand: %d notes", len(changes))
 	}
-	human := Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
+	human := access.Caller{Principal: v.Owner(), Actor: "human", Tool: "editor"}
 	_, err := v.commit(human, msg, "", changes)
 	if errors.Is(err, gitstore.ErrNothingToCommit) {
 		return nil

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"regexp"
 	"slices"
@@ -11,7 +13,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -82,7 +83,7 @@ func checkTags(prefix string, tags []string) ([]string, error) {
 // title is the body's leading # H1 and its file name is that title.
 // Links elsewhere that the new title would take over are kept naming
 // their note in the same commit, or refuse the note (upkeep.go).
-func (v *Vault) CreateNote(c Caller, a CreateArgs) (*Written, error) {
+func (v *Vault) CreateNote(c access.Caller, a CreateArgs) (*Written, error) {
 	n, pr, e, links, err := v.prepareCreate(c, a, "")
 	if err != nil {
 		return nil, err
@@ -125,7 +126,7 @@ func (v *Vault) createConflict(n *note.Note, prefix string, err error) error {
 // the typed links to write in it once the notes written with it are
 // known (writeNewLinks). Argument names in errors get prefix (for
 // create_notes: "notes[3].").
-func (v *Vault) prepareCreate(c Caller, a CreateArgs, prefix string) (*note.Note, *Project, *edits, []newLink, error) {
+func (v *Vault) prepareCreate(c access.Caller, a CreateArgs, prefix string) (*note.Note, *Project, *edits, []newLink, error) {
 	if err := checkBody(prefix+"body", a.Body); err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -216,7 +217,7 @@ type BatchResult struct {
 // note's title is guarded on its own (a refusal names its index); the
 // links kept naming their notes are worked out once for the whole batch,
 // since two new notes may both take the same link over.
-func (v *Vault) CreateNotes(c Caller, project string, notes []CreateArgs) ([]BatchResult, error) {
+func (v *Vault) CreateNotes(c access.Caller, project string, notes []CreateArgs) ([]BatchResult, error) {
 	if len(notes) == 0 {
 		return nil, argErr("notes", "is empty")
 	}
@@ -312,7 +313,7 @@ func (v *Vault) writeBatchLinks(notes []*note.Note, links [][]newLink) error {
 
 // attributeUpkeep tells each new note of a batch which notes the caller
 // may read had links rewritten because of its title.
-func (v *Vault) attributeUpkeep(c Caller, e *edits, results []BatchResult) {
+func (v *Vault) attributeUpkeep(c access.Caller, e *edits, results []BatchResult) {
 	byID := map[string]int{}
 	for i, r := range results {
 		if r.Status == "ok" {
@@ -321,7 +322,7 @@ func (v *Vault) attributeUpkeep(c Caller, e *edits, results []BatchResult) {
 	}
 	for _, sh := range e.keptShifts {
 		src := v.pathOf(sh.From)
-		if v.roleAt(c, src) < RoleRead {
+		if v.roleAt(c, src) < access.RoleRead {
 			continue
 		}
 		for _, id := range append([]string{sh.After.ID}, sh.After.Candidates...) {
@@ -337,7 +338,7 @@ func (v *Vault) attributeUpkeep(c Caller, e *edits, results []BatchResult) {
 
 // destination finds the project and folder a new note goes to, checking
 // write access on the project that will own it.
-func (v *Vault) destination(c Caller, project, path, prefix string) (*Project, string, error) {
+func (v *Vault) destination(c access.Caller, project, path, prefix string) (*Project, string, error) {
 	folder, err := cleanRel(prefix+"path", path)
 	if err != nil {
 		return nil, "", err
@@ -384,8 +385,8 @@ func (v *Vault) destination(c Caller, project, path, prefix string) (*Project, s
 	if owner == nil || (owner != pr && !pr.holds(owner.Dir)) {
 		return nil, "", argErr(prefix+"path", "%q is not inside project %s", path, pr.Handle)
 	}
-	if r := v.roleAt(c, folder+"/x.md"); r < RoleWrite {
-		if r == RoleNone {
+	if r := v.roleAt(c, folder+"/x.md"); r < access.RoleWrite {
+		if r == access.RoleNone {
 			return nil, "", argErr(prefix+"path", "%q is not inside a project you can write to (get_my_projects lists yours)", path)
 		}
 		return nil, "", fmt.Errorf("%w: your access to project %s is read-only", ErrForbidden, owner.Handle)
@@ -402,7 +403,7 @@ type newLink struct{ arg, typ, target, path string }
 
 // newLinks checks create_note's typed links and finds the notes they
 // name.
-func (v *Vault) newLinks(c Caller, pr *Project, links []LinkSpec, prefix string) ([]newLink, error) {
+func (v *Vault) newLinks(c access.Caller, pr *Project, links []LinkSpec, prefix string) ([]newLink, error) {
 	var out []newLink
 	for i, l := range links {
 		arg := fmt.Sprintf("%slinks[%d]", prefix, i)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 func str(s string) *string { return &s }
@@ -88,7 +90,7 @@ func TestCreateReadEditDeleteAreOneCommitEach(t *testing.T) {
 	if len(es) != 1 || es[0].TrashID != d.TrashID || es[0].Path != w.Path || es[0].DeletedBy != "owner" {
 		t.Fatalf("trash: %+v", es)
 	}
-	human := Caller{Principal: "owner", Ceiling: RoleWrite, Actor: "human", Tool: "cairn trash restore"}
+	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn trash restore"}
 	r, err := v.TrashRestore(human, d.TrashID, "")
 	if err != nil || r.Path != w.Path || r.ID != w.ID {
 		t.Fatalf("restore: %+v %v", r, err)

@@ -13,6 +13,8 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -23,7 +25,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -161,7 +162,7 @@ func renameBench(backlinks int) {
 	must(err)
 	defer v.Close()
 	open := time.Since(t0)
-	owner := vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite, Tool: "bench"}
+	owner := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Tool: "bench"}
 	var det []time.Duration
 	for k := 0; k < 200; k++ {
 		t := time.Now()

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"math/rand"
 	"os/exec"
 	"runtime"
@@ -10,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
-	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -195,7 +196,7 @@ func doctorBench(n, backlinks int) {
 	if backlinks == 0 {
 		return
 	}
-	owner := vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite, Tool: "bench"}
+	owner := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Tool: "bench"}
 	for _, op := range []struct {
 		what string
 		do   func() (*vault.Moved, error)

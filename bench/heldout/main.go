@@ -38,6 +38,7 @@ import (
 	"github.com/cairn-dev/cairn/bench/bm25"
 	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // question is one line of questions.tsv.
@@ -109,7 +110,7 @@ func run(c corpus, modes []string, show bool) error {
 	}
 	defer done()
 	fmt.Printf("%d notes (%s), %d questions\n\n", n, runtime.Version(), len(qs))
-	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "bench"}
 	fmt.Println("| mode | hit@1 | hit@5 | MRR@10 | p50 |")
 	fmt.Println("|---|---|---|---|---|")
 	if err := bm25Row(c, src, qs, show); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/bench/bm25"
 	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // The web set (bench/heldout/web, its README says how it was made):
@@ -180,7 +181,7 @@ func runWeb(numbered bool, modes []string, show bool) error {
 		sum += score
 	}
 	fmt.Printf("| plain BM25 (bench) | %.3f | |\n", sum/float64(len(qs)))
-	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "bench"}
 	for _, mode := range modes {
 		var sum float64
 		var lat []time.Duration

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // runHindsight is the same measure through the hindsight toolset's
@@ -27,7 +28,7 @@ func runHindsight(dir string, samples []sample) error {
 	if _, err := v.SearchIndex(); err != nil {
 		return err
 	}
-	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "agent", Tool: "hindsight_put"}
+	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "hindsight_put"}
 	dia := map[string]map[string]string{} // bank → text → dialogue id
 	start := time.Now()
 	puts := 0
@@ -56,7 +57,7 @@ func runHindsight(dir string, samples []sample) error {
 	ix.WaitVectors(10 * time.Minute)
 	fmt.Printf("hindsight: %d facts put in %s (%.0f/s)\n\n", puts, ingest.Round(time.Millisecond), float64(puts)/ingest.Seconds())
 
-	reader := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "hindsight_search"}
+	reader := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "hindsight_search"}
 	t := newTally()
 	for _, s := range samples {
 		for _, q := range s.QA {

@@ -25,6 +25,7 @@ import (
 	"github.com/cairn-dev/cairn/bench/bm25"
 	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 type sample struct {
@@ -119,7 +120,7 @@ func run(dataFile, keep string, maxConvs int, modes []string) error {
 	}
 	fmt.Printf("%s ingest, %d conversations, %d turns: indexed in %s, embedded in %s more\n\n", ingest, len(samples), turns, lexTime.Round(time.Millisecond), (time.Since(start) - lexTime).Round(time.Millisecond))
 
-	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "bench"}
 	fmt.Println("| mode | category | questions | recall@5 | recall@10 | recall@20 | p50 | p99 |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	if err := bm25Rows(src, samples); err != nil {

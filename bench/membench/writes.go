@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 // writesResult is what a burst of writes made the process hold: servebench
@@ -58,7 +59,7 @@ func writeBurst(v *vault.Vault, k, notes int, profile, cpuProfile string) (*writ
 	}
 	sm := startSampler(profile != "")
 	var creates, edits []float64
-	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "agent", Tool: "membench"}
+	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "membench"}
 	t0 := time.Now()
 	for i := range k {
 		if i%2 == 0 {

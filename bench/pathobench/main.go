@@ -33,6 +33,7 @@ import (
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 func main() {
@@ -60,7 +61,7 @@ func main() {
 	ix, err := v.SearchIndex()
 	must(err)
 	ix.WaitVectors(30 * time.Minute)
-	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "bench"}
 
 	fmt.Println("| note | size | read (reconcile) | until indexed | found by its word |")
 	fmt.Println("|---|---|---|---|---|")
@@ -144,7 +145,7 @@ func profile(cpu, block string) func() {
 
 // searchLoop runs hybrid searches of 2 to 5 words of a sentence: count of
 // them, or until done says so.
-func searchLoop(v *vault.Vault, c vault.Caller, sents []string, rng *rand.Rand, count int, done func() bool) []time.Duration {
+func searchLoop(v *vault.Vault, c access.Caller, sents []string, rng *rand.Rand, count int, done func() bool) []time.Duration {
 	var d []time.Duration
 	for i := 0; (count > 0 && i < count) || (done != nil && !done()); i++ {
 		q := corpus.Query(rng, sents)

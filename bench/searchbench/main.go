@@ -28,6 +28,7 @@ import (
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/bench/measure"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 func main() {
@@ -78,7 +79,7 @@ func run(n, words, queries int, sents []string) {
 	bleveSize := du(filepath.Join(dir, vault.CacheDir, "search", "bleve"))
 	vecSize := du(filepath.Join(dir, vault.CacheDir, "search", "vectors.bin"))
 
-	caller := vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleRead, Actor: "agent", Tool: "bench"}
+	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "bench"}
 	lat := map[string]string{}
 	if profile != "" {
 		f, err := os.Create(profile)

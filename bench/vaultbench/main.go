@@ -29,6 +29,7 @@ import (
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -166,7 +167,7 @@ func main() {
 		}
 	})
 	// get_note without the transport: the vault's own cost.
-	owner := vault.Caller{Principal: "owner", Ceiling: vault.RoleWrite, Tool: "bench"}
+	owner := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Tool: "bench"}
 	getDirect := timeN(*reads, func(i int) {
 		_, err := v.GetNote(owner, paths[rng.Intn(len(paths))], false, "")
 		must(err)

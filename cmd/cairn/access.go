@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/spf13/cobra"
 )
 
@@ -13,7 +13,7 @@ func accessCmd() *cobra.Command {
 	grant := &cobra.Command{
 		Use: "grant --vault DIR --principal P --project HANDLE --role read|write", Short: "Give a principal a role in a project", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := vault.ParseRole(role)
+			r, err := access.ParseRole(role)
 			if err != nil {
 				return fmt.Errorf("--role: %w", err)
 			}
@@ -31,7 +31,7 @@ func accessCmd() *cobra.Command {
 	revoke := &cobra.Command{
 		Use: "revoke --vault DIR --principal P --project HANDLE", Short: "Remove a principal's role in a project", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return grantRole(cmd, rdir, rprincipal, rproject, vault.RoleNone)
+			return grantRole(cmd, rdir, rprincipal, rproject, access.RoleNone)
 		},
 	}
 	vaultFlag(revoke, &rdir)
@@ -78,7 +78,7 @@ func bankCmd(name string, grant bool) *cobra.Command {
 	return c
 }
 
-func grantRole(cmd *cobra.Command, dir, principal, project string, r vault.Role) error {
+func grantRole(cmd *cobra.Command, dir, principal, project string, r access.Role) error {
 	v, err := openVault(dir)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/teamsync"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/spf13/cobra"
 )
 
@@ -33,7 +34,7 @@ vault with cairn init and pushes it with cairn sync.`,
 				return errors.New("URL: empty; give the team vault's git URL or path")
 			}
 			if owner != "" {
-				if err := vault.ValidPrincipal(owner); err != nil {
+				if err := access.ValidPrincipal(owner); err != nil {
 					return fmt.Errorf("--owner: %w", err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cairn-dev/cairn/host"
+	"github.com/cairn-dev/cairn/vault/access"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,8 +137,8 @@ func openVault(dir string) (*vault.Vault, error) {
 }
 
 // humanCaller is the vault owner acting by hand through the command line.
-func humanCaller(v *vault.Vault, cmd string) vault.Caller {
-	return vault.Caller{Principal: v.Owner(), Ceiling: vault.RoleWrite, Actor: "human", Tool: "cairn " + cmd}
+func humanCaller(v *vault.Vault, cmd string) access.Caller {
+	return access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn " + cmd}
 }
 
 // onVault runs a command where the vault is: in the process hosting it

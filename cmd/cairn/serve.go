@@ -226,7 +226,7 @@ func serve(ctx context.Context, o serveOptions, ready func(addr string)) error {
 		<-node.Done()
 	}()
 	srv := mcptools.NewFrontServer(node, reg, version)
-	id := mcptools.OwnerIdentity(owner, o.toolsets)
+	id := mcptools.OwnerCaller(owner, o.toolsets)
 	if ln == nil {
 		return serveStdio(ctx, root, srv, o, id)
 	}
@@ -298,18 +298,18 @@ const minQuiet = 100 * time.Millisecond
 
 // serveStdio serves one client over stdin and stdout, as the owner or as
 // --token's principal (checked again at every call: a revocation stops it).
-func serveStdio(ctx context.Context, root string, srv *server.MCPServer, o serveOptions, owner mcptools.Identity) error {
-	who := func() (mcptools.Identity, error) { return owner, nil }
+func serveStdio(ctx context.Context, root string, srv *server.MCPServer, o serveOptions, owner mcptools.Caller) error {
+	who := func() (mcptools.Caller, error) { return owner, nil }
 	if o.token != "" {
 		tokens := mcptools.NewTokenStore(root)
 		rec, err := tokens.Verify(o.token)
 		if err != nil {
 			return fmt.Errorf("--token: %w", err)
 		}
-		owner = mcptools.IdentityOf(rec)
-		who = func() (mcptools.Identity, error) {
+		owner = mcptools.CallerOf(rec)
+		who = func() (mcptools.Caller, error) {
 			rec, err := tokens.Verify(o.token)
-			return mcptools.IdentityOf(rec), err
+			return mcptools.CallerOf(rec), err
 		}
 	}
 	fmt.Fprintf(os.Stderr, "cairn: serving %s over stdio as %s\n", root, owner.Principal)

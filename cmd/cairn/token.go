@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/spf13/cobra"
 )
 
@@ -114,7 +115,7 @@ func tokenCmd() *cobra.Command {
 // nothing (a principal nobody granted a project), or will see but not
 // write (a read ceiling with write tools in mind is the common slip).
 func warnIfBlind(w io.Writer, v *vault.Vault, rec mcptools.TokenRecord) {
-	c := vault.Caller{Principal: rec.Principal, Ceiling: vault.RoleRead, Projects: rec.Projects}
+	c := access.Caller{Principal: rec.Principal, Ceiling: access.RoleRead, Projects: rec.Projects}
 	if why, err := v.WhyNothing(c); err == nil && why != "" {
 		fmt.Fprintf(w, "warning: its agent will see nothing: %s\n", why)
 	}

@@ -1,4 +1,4 @@
-package vault
+package access
 
 import (
 	"slices"
@@ -10,11 +10,11 @@ func TestMergeAccessEntryByEntryFailingClosed(t *testing.T) {
 	base := []byte("owner: alice\nmembers:\n  sam:\n    acme/platform: write\n  camille:\n    acme: read\nbanks:\n  sam: [ops]\n")
 	ours := []byte("owner: alice\nmembers:\n  camille:\n    acme: read\n    acme/launch: write\nbanks:\n  sam: [ops, sales]\n")                                           // sam revoked; camille granted launch; sam gets the sales bank
 	theirs := []byte("owner: alice\nmembers:\n  sam:\n    acme/platform: write\n    acme/infra: read\n  camille:\n    acme: write\n  dana:\n    acme: read\nbanks: {}\n") // sam gets infra; camille raised; dana added; sam's ops bank removed
-	out, said, err := MergeAccess(base, ours, theirs)
+	out, said, err := Merge(base, ours, theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ParseAccess(out)
+	m, err := Parse(out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -43,14 +43,14 @@ func TestMergeAccessEntryByEntryFailingClosed(t *testing.T) {
 	// The same entry changed both ways: the lesser role stays, and it is said.
 	ours = []byte("owner: alice\nmembers:\n  sam:\n    acme/platform: read\n  camille:\n    acme: read\n")
 	theirs = []byte("owner: bob\nmembers:\n  camille:\n    acme: write\n  sam:\n    acme/infra: write\n")
-	if out, _, err = MergeAccess([]byte("owner: [alice"), ours, theirs); err == nil {
+	if out, _, err = Merge([]byte("owner: [alice"), ours, theirs); err == nil {
 		t.Fatalf("a base that is not an access file merged: %s", out)
 	}
-	out, said, err = MergeAccess(base, ours, theirs)
+	out, said, err = Merge(base, ours, theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ = ParseAccess(out)
+	m, _ = Parse(out)
 	if _, ok := m.Members["sam"]["acme/platform"]; ok || m.Members["sam"]["acme/infra"] != "write" || m.Owner != "bob" {
 		t.Fatalf("merged:\n%s", out)
 	}
@@ -60,11 +60,11 @@ func TestMergeAccessEntryByEntryFailingClosed(t *testing.T) {
 	// A revocation against a raise: revoked.
 	ours = []byte("owner: alice\nmembers:\n  camille:\n    acme: read\n")
 	theirs = []byte("owner: alice\nmembers:\n  sam:\n    acme/platform: write\n    acme/infra: read\n  camille:\n    acme: read\n")
-	out, said, err = MergeAccess([]byte("owner: alice\nmembers:\n  sam:\n    acme/platform: read\n  camille:\n    acme: read\n"), ours, theirs)
+	out, said, err = Merge([]byte("owner: alice\nmembers:\n  sam:\n    acme/platform: read\n  camille:\n    acme: read\n"), ours, theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ = ParseAccess(out)
+	m, _ = Parse(out)
 	if _, ok := m.Members["sam"]["acme/platform"]; ok || m.Members["sam"]["acme/infra"] != "read" || len(said) != 1 {
 		t.Fatalf("a revocation against a raise:\n%s\n%v", out, said)
 	}
@@ -77,11 +77,11 @@ func TestMergeAccessSignInMap(t *testing.T) {
 	base := []byte("owner: me\nsignin:\n  principals:\n    ann@example.com: ann\n    bob@example.com: bob\n")
 	ours := []byte("owner: me\nsignin:\n  principals:\n    ann@example.com: ann\n    bob@example.com: robert\n    cat@example.com: cat\n")
 	theirs := []byte("owner: me\nsignin:\n  claim: preferred_username\n  principals:\n    ann@example.com: ann\n    bob@example.com: bobby\n    dan@example.com: dan\n")
-	out, said, err := MergeAccess(base, ours, theirs)
+	out, said, err := Merge(base, ours, theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := ParseAccess(out)
+	a, err := Parse(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestMergeAccessSignInMap(t *testing.T) {
 	if a.PrincipalFor("bob@example.com") != "" || len(said) != 1 || !strings.Contains(said[0], "bob@example.com") {
 		t.Errorf("the conflicting entry: %q, said %q", a.PrincipalFor("bob@example.com"), said)
 	}
-	if _, err := ParseAccess([]byte("owner: me\nsignin:\n  principals:\n    x@example.com: ../evil\n")); err == nil {
+	if _, err := Parse([]byte("owner: me\nsignin:\n  principals:\n    x@example.com: ../evil\n")); err == nil {
 		t.Error("a sign-in mapped to a name that is not a principal was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package vault
+package access
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// MergeAccess merges two versions of the access file changed from base,
+// Merge merges two versions of the access file changed from base,
 // entry by entry, for a sync: each member's role in each project, each
 // bank grant and the owner take the side that changed them. An entry
 // changed both ways differently keeps the lesser role (a revocation on one
@@ -14,19 +14,19 @@ import (
 // a revocation is never undone by a merge. Those entries are returned,
 // said for people ("sam on acme/platform: write here, read there; read
 // kept"). base may be nil (the file was added on both sides).
-func MergeAccess(base, ours, theirs []byte) ([]byte, []string, error) {
+func Merge(base, ours, theirs []byte) ([]byte, []string, error) {
 	b := &Access{}
 	if base != nil {
 		var err error
-		if b, err = ParseAccess(base); err != nil {
+		if b, err = Parse(base); err != nil {
 			return nil, nil, fmt.Errorf("the common version: %w", err)
 		}
 	}
-	o, err := ParseAccess(ours)
+	o, err := Parse(ours)
 	if err != nil {
 		return nil, nil, fmt.Errorf("this side: %w", err)
 	}
-	t, err := ParseAccess(theirs)
+	t, err := Parse(theirs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the other side: %w", err)
 	}
@@ -148,7 +148,7 @@ func mergeSignIn(b, o, t *SignInMap, said []string) (*SignInMap, []string) {
 		v, clash := threeWay(b.Principals[who], ov, tv)
 		if clash {
 			v = ""
-			said = append(said, fmt.Sprintf("signin %s: %s here, %s there; neither kept (map it again in %s)", who, orNone(ov), orNone(tv), AccessFile))
+			said = append(said, fmt.Sprintf("signin %s: %s here, %s there; neither kept (map it again in %s)", who, orNone(ov), orNone(tv), File))
 		}
 		if v != "" {
 			m.Principals[who] = v
