@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/mcptools"
 )
 
@@ -49,7 +50,7 @@ func TestTheConfigFileAloneStartsBackgroundSync(t *testing.T) {
 	defer n.Close()
 	created := mustCall(t, n, "create_note", `{"project":"acme/platform","body":"# Pushed by the config\n\nwombat"}`)
 	path := created["path"].(string)
-	eventually(t, "the write reaches the remote", func() bool { return remoteHolds(remote, path) }, &said)
+	testwait.Until(t, "the write reaches the remote", func() bool { return remoteHolds(remote, path) }, &said)
 	if s := said.first("background sync with"); !strings.Contains(s, "origin main every 1s") {
 		t.Fatalf("the node did not say it syncs every 1s, from the file:\n%s", &said)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/teamsync"
 	"github.com/cairn-dev/cairn/vault"
@@ -119,17 +120,6 @@ func (r *reports) count(sub string) int {
 	return n
 }
 
-// eventually polls cond until it holds; the deadline only turns a hang
-// into a failure, no timing is asserted.
-func eventually(t *testing.T, what string, cond func() bool, logs fmt.Stringer) {
-	t.Helper()
-	for deadline := time.Now().Add(90 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never happened: %s\nthe node said:\n%s", what, logs)
-		}
-	}
-}
-
 // A host with --sync-every pushes what is written through it and brings
 // in what others pushed; a sync that fails (no such remote yet) is said
 // and tried again, and the server goes on serving meanwhile.
@@ -144,7 +134,7 @@ func TestTheHostSyncsInTheBackground(t *testing.T) {
 		SyncEvery: &every, Report: said.add})
 	defer n.Close()
 
-	eventually(t, "the missing remote is reported", func() bool { return said.count("background sync failed") > 0 }, &said)
+	testwait.Until(t, "the missing remote is reported", func() bool { return said.count("background sync failed") > 0 }, &said)
 	if s := said.String(); !strings.Contains(s, "origin") || !strings.Contains(s, "nothing changed here") {
 		t.Fatalf("the failure does not say what is wrong:\n%s", s)
 	}
@@ -156,14 +146,14 @@ func TestTheHostSyncsInTheBackground(t *testing.T) {
 		out, err := exec.Command("git", "--git-dir", remote, "ls-tree", "-r", "--name-only", "main").Output()
 		return err == nil && strings.Contains(string(out), p)
 	}
-	eventually(t, "the note written before the remote existed reaches it", func() bool { return onRemote(path) }, &said)
-	eventually(t, "the recovery is said", func() bool { return said.count("background sync works again") > 0 }, &said)
+	testwait.Until(t, "the note written before the remote existed reaches it", func() bool { return onRemote(path) }, &said)
+	testwait.Until(t, "the recovery is said", func() bool { return said.count("background sync works again") > 0 }, &said)
 	if first := said.first("background sync failed"); said.count(first) != 1 {
 		t.Fatalf("the same failure was said %d times (once, then every %s at most):\n%s", said.count(first), repeatFailure, &said)
 	}
 
 	created = mustCall(t, n, "create_note", `{"project":"acme/platform","body":"# Written while syncing\n\nnumbat"}`)
-	eventually(t, "a write through MCP is pushed", func() bool { return onRemote(created["path"].(string)) }, &said)
+	testwait.Until(t, "a write through MCP is pushed", func() bool { return onRemote(created["path"].(string)) }, &said)
 
 	// A teammate pushes; the host brings it in, and it is searchable.
 	other := filepath.Join(base, "b")
@@ -185,15 +175,15 @@ func TestTheHostSyncsInTheBackground(t *testing.T) {
 	if err := os.Symlink("/etc/hostname", filepath.Join(root, "acme", "link.txt")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the teammate's note arrives and is found", func() bool {
+	testwait.Until(t, "the teammate's note arrives and is found", func() bool {
 		out, res := call(t, n, owner, "search", `{"query":"quokka"}`)
 		return !res.IsError && strings.Contains(fmt.Sprint(out["results"]), "From a teammate")
 	}, &said)
 
-	eventually(t, "the access change that came in is said", func() bool {
+	testwait.Until(t, "the access change that came in is said", func() bool {
 		return said.count("settings changed by the sync (applied): .cairn/access.yaml") > 0
 	}, &said)
-	eventually(t, "the file kept here is said", func() bool { return said.count("kept here, not shared: acme/link.txt") > 0 }, &said)
+	testwait.Until(t, "the file kept here is said", func() bool { return said.count("kept here, not shared: acme/link.txt") > 0 }, &said)
 
 	// `cairn sync` beside the background one: they take turns.
 	c, v, err := Acquire(context.Background(), root, "test", vault.Options{}, time.Minute)
@@ -223,7 +213,7 @@ func TestABadSyncSectionTurnsBackgroundSyncOffOnly(t *testing.T) {
 	n := Start(context.Background(), mcptools.NewRegistry(), Options{Root: root, Version: "test", Quiet: testQuiet, NoWatch: true, Report: said.add})
 	defer n.Close()
 	mustCall(t, n, "create_note", `{"project":"acme/platform","body":"# Still served\n\nyes"}`)
-	eventually(t, "the bad section is said", func() bool { return said.count("background sync is off") > 0 }, &said)
+	testwait.Until(t, "the bad section is said", func() bool { return said.count("background sync is off") > 0 }, &said)
 	if s := said.String(); !strings.Contains(s, "sync.remote") || strings.Contains(s, "background sync with") {
 		t.Fatalf("the node said:\n%s", s)
 	}

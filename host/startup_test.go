@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -161,7 +162,7 @@ func TestAFailedOpenIsTheAnswerOfEveryCall(t *testing.T) {
 			early <- fmt.Sprint(res.IsError, " ", text(res))
 		}()
 	}
-	eventually(t, "the front end's call waits at the host", func() bool { return pending(r) == 1 }, nil)
+	testwait.Until(t, "the front end's call waits at the host", func() bool { return pending(r) == 1 })
 	if err := os.WriteFile(filepath.Join(root, vault.AccessFile), []byte("owner: [unclosed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestAFrontEndAttachesWhileTheHostOpens(t *testing.T) {
 	go func() {
 		cancelled <- front.CallTool(ctx, owner, "create_note", json.RawMessage(`{"project":"acme/platform","body":"# Cancelled wombat\n\nnever written"}`))
 	}()
-	eventually(t, "both calls wait at the host", func() bool { return pending(r) == 2 }, nil)
+	testwait.Until(t, "both calls wait at the host", func() bool { return pending(r) == 2 })
 	cancel()
 	if res := <-cancelled; !res.IsError || !strings.Contains(text(res), "cancelled") || !strings.Contains(text(res), "did not run") {
 		t.Fatalf("the cancelled call: %s", text(res))

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // An editor that writes a file in two steps with a pause between: an agent
@@ -142,7 +144,7 @@ func TestEditsMadeWhileStoppedAreCommittedAtStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go v2.Watch(ctx, WatchOptions{Report: func(err error) { t.Log("watch:", err) }})
-	waitFor(t, "the offline edits committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
+	testwait.Until(t, "the offline edits committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
 	log := gitOut(t, dir, "log", "-1", "--name-status", "--format=%(trailers:key=Cairn-Actor,valueonly)")
 	for _, want := range []string{"human", "M\tacme/launch/Pricing.md", "A\tacme/launch/Written offline.md", "D\tacme/launch/Launch plan.md"} {
 		if !strings.Contains(log, want) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/search"
 )
 
@@ -95,7 +96,7 @@ func TestEditorsAndAgentsTogether(t *testing.T) {
 		}(a)
 	}
 	wg.Wait()
-	waitFor(t, "every hand edit committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
+	testwait.Until(t, "every hand edit committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
 	cancel()
 
 	history := gitOut(t, dir, "log", "-p", "--format=commit %H %(trailers:key=Cairn-Actor,valueonly,separator=)")

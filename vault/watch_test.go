@@ -9,24 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // waitFor polls cond until it holds or the deadline passes (no timing is
 // asserted: the deadline only bounds a failing test).
-// waitFor waits for an outcome. The deadline only bounds a failure: CI
-// runs the race detector on a loaded 2-core machine, where a burst of
-// saves took over 10 s to be committed.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // watchT starts v's watcher with o, its errors logged, until the test
 // ends, and returns once it watches.
 func watchT(t *testing.T, v *Vault, o WatchOptions) {
@@ -60,7 +48,7 @@ func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 
 	for _, path := range []string{"acme/launch/Hand note.md", "acme/launch/new/deeper/Deep note.md", "acme/launch/Pricing.md"} {
 		// Indexed by the watcher itself: no search has asked for it.
-		waitFor(t, path+" in the catalog and the search index", func() bool { return v.Indexed(path) })
+		testwait.Until(t, path+" in the catalog and the search index", func() bool { return v.Indexed(path) })
 	}
 	for q, want := range map[string]string{"typed editor": "acme/launch/Hand note.md", "edited in place": "acme/launch/Pricing.md"} {
 		r := searchT(t, v, owner, SearchArgs{Query: q, Mode: "lexical"})
@@ -68,7 +56,7 @@ func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 			t.Errorf("%q: got %v, want %s first", q, resultPaths(r), want)
 		}
 	}
-	waitFor(t, "the hand edits committed", func() bool {
+	testwait.Until(t, "the hand edits committed", func() bool {
 		return gitOut(t, dir, "status", "--porcelain") == ""
 	})
 	log := gitOut(t, dir, "log", "--format=%s|%(trailers:key=Cairn-Actor,valueonly,separator=)", "-3")
@@ -95,7 +83,7 @@ func TestWatcherIndexesAndCommitsEditsMadeByHand(t *testing.T) {
 	}
 	// A deletion by hand is committed as one.
 	os.Remove(filepath.Join(dir, "acme/launch/Hand note.md"))
-	waitFor(t, "the deletion committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
+	testwait.Until(t, "the deletion committed", func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
 	fsck(t, dir)
 }
 
@@ -103,7 +91,7 @@ func TestWatcherFollowsEditorDancesRenamesAndBursts(t *testing.T) {
 	v, dir := sampleVault(t)
 	watchT(t, v, WatchOptions{Debounce: 50 * time.Millisecond, Quiet: 200 * time.Millisecond})
 	clean := func(what string) {
-		waitFor(t, what, func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
+		testwait.Until(t, what, func() bool { return gitOut(t, dir, "status", "--porcelain") == "" })
 	}
 	// vim: the original renamed to a backup, the new content written, the backup removed.
 	p := filepath.Join(dir, "acme/launch/Pricing.md")
@@ -121,11 +109,11 @@ func TestWatcherFollowsEditorDancesRenamesAndBursts(t *testing.T) {
 	if st := gitOut(t, dir, "show", "--name-status", "--format=", "HEAD"); !strings.HasPrefix(st, "R") {
 		t.Fatalf("not committed as a rename:\n%s", st)
 	}
-	waitFor(t, "the renamed note indexed", func() bool { return v.Indexed("acme/launch/specs/Launch plan.md") })
+	testwait.Until(t, "the renamed note indexed", func() bool { return v.Indexed("acme/launch/specs/Launch plan.md") })
 	// A folder renamed.
 	os.Rename(filepath.Join(dir, "acme/launch/meetings"), filepath.Join(dir, "acme/launch/réunions"))
 	clean("the folder rename committed")
-	waitFor(t, "the folder's notes indexed at their new paths", func() bool {
+	testwait.Until(t, "the folder's notes indexed at their new paths", func() bool {
 		return v.Indexed("acme/launch/réunions/Weekly sync 2026-10-06.md") && !v.Indexed("acme/launch/meetings/Weekly sync 2026-10-06.md")
 	})
 	// A burst: 300 notes unpacked at once.
@@ -164,9 +152,9 @@ func TestWatcherSeesAProjectMarkerWrittenByHand(t *testing.T) {
 	marker := filepath.Join(dir, "acme/launch/research", ProjectMarker)
 	os.MkdirAll(filepath.Dir(marker), 0o755)
 	os.WriteFile(marker, []byte("handle: acme/research\nname: Research\n"), 0o644)
-	waitFor(t, "the new project", func() bool { return v.projectSet().byHandle["acme/research"] != nil })
+	testwait.Until(t, "the new project", func() bool { return v.projectSet().byHandle["acme/research"] != nil })
 	os.Remove(marker)
-	waitFor(t, "the project gone", func() bool { return v.projectSet().byHandle["acme/research"] == nil })
+	testwait.Until(t, "the project gone", func() bool { return v.projectSet().byHandle["acme/research"] == nil })
 }
 
 // A folder of notes replaced by a file of the same name (rm -r, then a

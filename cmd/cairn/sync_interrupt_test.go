@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // processesWith lists the pids whose command line mentions s.
@@ -23,17 +26,6 @@ func processesWith(s string) []string {
 		}
 	}
 	return pids
-}
-
-// waitFor polls cond every 50 ms until it holds or limit passes (a bound
-// against a hang, not a timing the test measures).
-func waitFor(limit time.Duration, cond func() bool) bool {
-	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
 }
 
 // Ctrl-C (or SIGTERM) on a cairn sync that waits on a remote ends it and
@@ -66,12 +58,11 @@ func TestAnInterruptedSyncLeavesNoGitBehind(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { cmd.Process.Kill() }) // after a failure; harmless once it ended
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		if !waitFor(30*time.Second, func() bool { return len(processesWith(url)) > 0 }) { // the remote helper git runs
-			cmd.Process.Kill()
-			t.Fatalf("no git process fetching %s appeared", url)
-		}
+		// The remote helper git runs.
+		testwait.Until(t, "a git process fetching "+url, func() bool { return len(processesWith(url)) > 0 })
 		cmd.Process.Signal(sig)
 		select {
 		case err := <-exited:
@@ -82,8 +73,7 @@ func TestAnInterruptedSyncLeavesNoGitBehind(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("%v: cairn sync did not end", sig)
 		}
-		if !waitFor(10*time.Second, func() bool { return len(processesWith(url)) == 0 }) {
-			t.Fatalf("%v: git processes left running after cairn sync ended: %v", sig, processesWith(url))
-		}
+		testwait.Until(t, fmt.Sprintf("%v: no git process left running after cairn sync ended", sig),
+			func() bool { return len(processesWith(url)) == 0 })
 	}
 }
