@@ -27,36 +27,51 @@ type Finding struct {
 // notes not committed, a git operation in progress or another branch
 // checked out, and writes a git operation left off the branch.
 func (v *Vault) Doctor() []Finding {
-	var out []Finding
-	add := func(level, check, format string, a ...any) {
-		out = append(out, Finding{Level: level, Check: check, Message: fmt.Sprintf(format, a...)})
-	}
+	var f report
+	v.settingsFindings(&f)
+	bodyLine := v.noteFindings(&f)
+	f = append(f, v.linkFindings(bodyLine)...)
+	f = append(f, v.linkSettingsFinding())
+	v.gitFindings(&f)
+	return f
+}
+
+// report is what Doctor finds, in order.
+type report []Finding
+
+func (f *report) add(level, check, format string, a ...any) {
+	*f = append(*f, Finding{Level: level, Check: check, Message: fmt.Sprintf(format, a...)})
+}
+
+// settingsFindings checks the vault's own files: the scan, projects, the
+// access file, the config (sync and embedder) and the secrets' modes.
+func (v *Vault) settingsFindings(f *report) {
 	if err := v.rescan(); err != nil {
-		add("problem", "scan", "%v", err)
+		f.add("problem", "scan", "%v", err)
 	}
 	ps := v.projectSet()
 	if len(ps.problems) == 0 {
-		add("ok", "projects", "%d projects", len(ps.list))
+		f.add("ok", "projects", "%d projects", len(ps.list))
 	}
 	for _, p := range ps.problems {
-		add("problem", "projects", "%s", p)
+		f.add("problem", "projects", "%s", p)
 	}
 	if a, err := effectiveAccess(v.root); err != nil {
-		add("problem", "access", "%v (the last good access rules stay in force)", err)
+		f.add("problem", "access", "%v (the last good access rules stay in force)", err)
 	} else {
-		add("ok", "access", "%s is readable; the owner here is %s", AccessFile, a.Owner)
+		f.add("ok", "access", "%s is readable; the owner here is %s", AccessFile, a.Owner)
 	}
 	cfg, cfgErr := LoadConfig(v.root)
 	if cfgErr == nil {
 		if _, err := cfg.Sync.Settings(); err != nil {
-			add("problem", "sync", "%v (background sync is off until it is fixed)", err)
+			f.add("problem", "sync", "%v (background sync is off until it is fixed)", err)
 		}
 	}
 	if cfgErr != nil {
-		add("problem", "config", "%v (background sync, and semantic search unless %s sets the embedder, are off until it is fixed)", cfgErr, LocalFile)
+		f.add("problem", "config", "%v (background sync, and semantic search unless %s sets the embedder, are off until it is fixed)", cfgErr, LocalFile)
 	}
-	if f := embedderFinding(v.root); f != nil {
-		out = append(out, *f)
+	if e := embedderFinding(v.root); e != nil {
+		*f = append(*f, *e)
 	}
 	// Every secret: tokens and grants, and the sign-in passwords, OAuth
 	// keys and clients (package oauth) beside them.
@@ -64,15 +79,20 @@ func (v *Vault) Doctor() []Finding {
 	for _, e := range secrets {
 		rel := SecretsDir + "/" + e.Name()
 		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
-			add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", rel, fi.Mode().Perm())
+			f.add("problem", "tokens", "%s is readable by others (mode %o); run chmod 600", rel, fi.Mode().Perm())
 		}
 	}
+}
+
+// noteFindings reads every note: names that cannot be shared, broken
+// frontmatter, conflicts, stale conflict links, legacy typed links and
+// copied ids. It returns, for each note, the lines before its body (the
+// frontmatter's), which the link findings count from.
+func (v *Vault) noteFindings(f *report) map[string]int {
 	var broken, conflicts, resolved, legacy []string
-	notes := 0
-	bodyLine := map[string]int{} // path → lines before the body (the frontmatter's)
+	bodyLine := map[string]int{}
 	paths := v.catalog.paths()
 	for _, p := range paths {
-		notes++
 		data, err := readFileNoFollow(v.abs(p))
 		if err != nil {
 			broken = append(broken, fmt.Sprintf("%s: %v", p, err))
@@ -92,31 +112,36 @@ func (v *Vault) Doctor() []Finding {
 				p, strings.Join(stale, ", "), note.ConflictsKey))
 		}
 	}
-	add("ok", "notes", "%d notes", notes)
+	f.add("ok", "notes", "%d notes", len(paths))
 	for _, p := range paths {
 		if why := unshareableName(p); why != "" {
-			add("warning", "names", "%s is %s; it stays on this machine, uncommitted, until it is renamed", gitstore.QuotePath(p), why)
+			f.add("warning", "names", "%s is %s; it stays on this machine, uncommitted, until it is renamed", gitstore.QuotePath(p), why)
 		}
 	}
 	for _, b := range broken {
-		add("warning", "frontmatter", "%s (read as it is; writes refused until fixed)", b)
+		f.add("warning", "frontmatter", "%s (read as it is; writes refused until fixed)", b)
 	}
 	conflicts = append(conflicts, v.fileConflictCopies()...)
 	for _, c := range conflicts {
-		add("warning", "conflicts", "%s", c)
+		f.add("warning", "conflicts", "%s", c)
 	}
 	for _, c := range resolved {
-		add("info", "conflict links", "%s", c)
+		f.add("info", "conflict links", "%s", c)
 	}
 	if len(legacy) > 0 {
-		add("info", "typed links", "%d note(s) keep typed links in the old links: list, which Obsidian's Properties cannot show: %s (read as before; cairn's next write of each moves them into properties, doctor --fix does it now)",
+		f.add("info", "typed links", "%d note(s) keep typed links in the old links: list, which Obsidian's Properties cannot show: %s (read as before; cairn's next write of each moves them into properties, doctor --fix does it now)",
 			len(legacy), abbreviate(legacy, 5))
 	}
 	for _, c := range v.DuplicateIDs() {
-		add("warning", "ids", "%s repeats the id %s of %s, which keeps it; it is known by %s, which cairn sync or doctor --fix writes into its file", c.Path, c.ID, c.Kept, c.NewID)
+		f.add("warning", "ids", "%s repeats the id %s of %s, which keeps it; it is known by %s, which cairn sync or doctor --fix writes into its file", c.Path, c.ID, c.Kept, c.NewID)
 	}
-	out = append(out, v.linkFindings(bodyLine)...)
-	out = append(out, v.linkSettingsFinding())
+	return bodyLine
+}
+
+// gitFindings says what the watcher and git meet: the folders watched,
+// an index in version 4, leftovers of a crashed commit, a git command
+// working in the vault, and stranded writes.
+func (v *Vault) gitFindings(f *report) {
 	folders := 0
 	ign := v.ignoreMatcher()
 	filepath.WalkDir(v.root, func(p string, d os.DirEntry, err error) error {
@@ -130,17 +155,17 @@ func (v *Vault) Doctor() []Finding {
 		folders++
 		return nil
 	})
-	add("ok", "watcher", "cairn serve watches %d folders (one inotify watch each)", folders)
+	f.add("ok", "watcher", "cairn serve watches %d folders (one inotify watch each)", folders)
 	if data, err := os.ReadFile(filepath.Join(v.root, ".git", "index")); err == nil && len(data) >= 8 {
 		if version := int(data[7]); version == 4 {
-			add("ok", "git index", "version 4 (updated through go-git, slower)")
+			f.add("ok", "git index", "version 4 (updated through go-git, slower)")
 		}
 	}
-	out = append(out, v.leftoverFindings()...)
+	*f = append(*f, v.leftoverFindings()...)
 	if err := v.store.Busy(); err != nil {
-		add("problem", "git", "%v: writes wait for it (up to %s each, then they are answered unavailable)", strings.TrimSuffix(err.Error(), "; nothing was written"), GitWait)
+		f.add("problem", "git", "%v: writes wait for it (up to %s each, then they are answered unavailable)", strings.TrimSuffix(err.Error(), "; nothing was written"), GitWait)
 	}
-	return append(out, v.strandedFindings()...)
+	*f = append(*f, v.strandedFindings()...)
 }
 
 // unresolvedConflict describes n when it is a sync's conflict copy not yet

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/cairn-dev/cairn/vault/note"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -312,22 +313,9 @@ const (
 
 // SearchMemory searches one space of c's captured thoughts, never both.
 func (v *Vault) SearchMemory(ctx context.Context, c access.Caller, question, space string, limit int) (*Dossier, error) {
-	if err := validText("question", question); err != nil {
+	limit, err := checkMemoryQuestion(question, space, limit)
+	if err != nil {
 		return nil, err
-	}
-	switch {
-	case strings.TrimSpace(question) == "":
-		return nil, argErr("question", "is empty")
-	case len(question) > 4000:
-		return nil, argErr("question", "is longer than 4,000 bytes")
-	case !slices.Contains(ThoughtSpaces, space):
-		return nil, argErr("space", "unknown space %q (personal or professional; one at a time)", space)
-	}
-	if limit == 0 {
-		limit = DefaultMemoryItems
-	}
-	if limit < 1 || limit > MaxMemoryItems {
-		return nil, argErr("limit", "must be between 1 and %d", MaxMemoryItems)
 	}
 	out := &Dossier{Question: question, Space: space, Items: []Evidence{}, Note: dossierNote}
 	if c.Principal == "" {
@@ -340,115 +328,150 @@ func (v *Vault) SearchMemory(ctx context.Context, c access.Caller, question, spa
 		return nil, err
 	}
 	out.Mode = string(res.Mode)
-	type cand struct {
-		ev   Evidence
-		note *note.Note
-		hit  search.Hit
-	}
-	read := func(p string) *note.Note {
-		data, err := readFileNoFollow(v.abs(p))
-		if err != nil {
-			return nil
+	direct, other := v.directEvidence(ix, res.Hits, dir, question)
+	keys, linked := v.aroundDirect(direct)
+	related, semantic := relatedEvidence(other, keys, linked)
+	related = append(related, v.linkedEvidence(ix, dir, question, linked, direct, related)...)
+	for _, group := range [][]Evidence{direct, related, semantic} {
+		for _, ev := range group {
+			if len(out.Items) < limit {
+				out.Items = append(out.Items, ev)
+			}
 		}
-		return note.Parse(p, data)
 	}
-	var direct, other []cand
+	return out, nil
+}
+
+// checkMemoryQuestion checks SearchMemory's arguments and returns the
+// limit to use.
+func checkMemoryQuestion(question, space string, limit int) (int, error) {
+	if err := validText("question", question); err != nil {
+		return 0, err
+	}
+	switch {
+	case strings.TrimSpace(question) == "":
+		return 0, argErr("question", "is empty")
+	case len(question) > 4000:
+		return 0, argErr("question", "is longer than 4,000 bytes")
+	case !slices.Contains(ThoughtSpaces, space):
+		return 0, argErr("space", "unknown space %q (personal or professional; one at a time)", space)
+	}
+	if limit == 0 {
+		limit = DefaultMemoryItems
+	}
+	if limit < 1 || limit > MaxMemoryItems {
+		return 0, argErr("limit", "must be between 1 and %d", MaxMemoryItems)
+	}
+	return limit, nil
+}
+
+// readThought reads a thought's note (nil when it cannot be read).
+func (v *Vault) readThought(p string) *note.Note {
+	data, err := readFileNoFollow(v.abs(p))
+	if err != nil {
+		return nil
+	}
+	return note.Parse(p, data)
+}
+
+// directEvidence sorts the hits in dir: direct when the user's own words
+// match the question's content words, else other (resembling it in
+// meaning, or sharing only common words).
+func (v *Vault) directEvidence(ix *search.Index, hits []search.Hit, dir, question string) (direct, other []Evidence) {
 	content := search.ContentWords(question)
-	for _, h := range res.Hits {
+	for _, h := range hits {
 		if !strings.HasPrefix(h.Path, dir) {
 			continue // never the other space, whatever the index says
 		}
-		n := read(h.Path)
+		n := v.readThought(h.Path)
 		if n == nil {
 			continue
 		}
-		cd := cand{note: n, hit: h, ev: v.evidence(ix, h.Path, n, question, h)}
+		ev := v.evidence(ix, h.Path, n, question, h)
 		if h.Lexical != nil && content != "" && ix.MatchesIn(string(n.Body), content) {
-			cd.ev.Level, cd.ev.Explicit, cd.ev.Why = LevelDirect, true, "the user's own words match the question"
-			direct = append(direct, cd)
+			ev.Level, ev.Explicit, ev.Why = LevelDirect, true, "the user's own words match the question"
+			direct = append(direct, ev)
 		} else if h.Semantic != nil || h.Lexical != nil {
 			// A match on stop words alone is no evidence of what the user said.
-			cd.ev.Level, cd.ev.Why = LevelSemantic, "similar in meaning only"
+			ev.Level, ev.Why = LevelSemantic, "similar in meaning only"
 			if h.Semantic == nil {
-				cd.ev.Why = "shares only common words with the question"
+				ev.Why = "shares only common words with the question"
 			}
-			other = append(other, cd)
+			other = append(other, ev)
 		}
 	}
-	// Related: shares an entity or a topic with a direct item, or is linked
-	// to or from one.
-	keys := map[string]string{} // lower-cased entity/topic → the direct item's id
-	linked := map[string]string{}
+	return direct, other
+}
+
+// aroundDirect is what the first direct items reach: their entities and
+// topics (lower-cased → as written) and the notes linked to or from them
+// (path → the direct item's id).
+func (v *Vault) aroundDirect(direct []Evidence) (keys, linked map[string]string) {
+	keys, linked = map[string]string{}, map[string]string{}
 	for _, d := range direct[:min(len(direct), 5)] {
-		for _, k := range append(append([]string{}, d.ev.Entities...), d.ev.Topics...) {
+		for _, k := range append(append([]string{}, d.Entities...), d.Topics...) {
 			if _, ok := keys[strings.ToLower(k)]; !ok {
 				keys[strings.ToLower(k)] = k
 			}
 		}
-		if e := v.entry(d.ev.Path, false); e != nil {
+		if e := v.entry(d.Path, false); e != nil {
 			for _, ed := range v.graph().Outgoing(e.ID, nil) {
 				if ed.Status == wikilinks.Resolved {
-					linked[v.pathOf(ed.ID)] = d.ev.ID
+					linked[v.pathOf(ed.ID)] = d.ID
 				}
 			}
 			for _, ed := range v.graph().Incoming(e.ID, nil) {
-				linked[v.pathOf(ed.From)] = d.ev.ID
+				linked[v.pathOf(ed.From)] = d.ID
 			}
 		}
 	}
-	var related, semantic []cand
+	return keys, linked
+}
+
+// relatedEvidence sorts the other hits: related when linked to a direct
+// item or sharing an entity or topic with one, else semantic.
+func relatedEvidence(other []Evidence, keys, linked map[string]string) (related, semantic []Evidence) {
 	for _, o := range other {
 		why := ""
-		if _, ok := linked[o.ev.Path]; ok {
+		if _, ok := linked[o.Path]; ok {
 			why = "linked to a direct item"
 		}
-		for _, k := range append(append([]string{}, o.ev.Entities...), o.ev.Topics...) {
+		for _, k := range append(append([]string{}, o.Entities...), o.Topics...) {
 			if orig, ok := keys[strings.ToLower(k)]; ok && why == "" {
 				why = fmt.Sprintf("shares %q with a direct item", orig)
 			}
 		}
 		if why != "" {
-			o.ev.Level, o.ev.Why = LevelRelated, why
+			o.Level, o.Why = LevelRelated, why
 			related = append(related, o)
 		} else {
 			semantic = append(semantic, o)
 		}
 	}
+	return related, semantic
+}
+
+// linkedEvidence is the thoughts in dir linked to a direct item that no
+// list holds yet: related too.
+func (v *Vault) linkedEvidence(ix *search.Index, dir, question string, linked map[string]string, direct, related []Evidence) []Evidence {
 	seen := map[string]bool{}
-	for _, d := range direct {
-		seen[d.ev.Path] = true
+	for _, group := range [][]Evidence{direct, related} {
+		for _, ev := range group {
+			seen[ev.Path] = true
+		}
 	}
-	// Linked thoughts no list found are related too.
-	var linkedPaths []string
-	for p := range linked {
-		linkedPaths = append(linkedPaths, p)
-	}
-	sort.Strings(linkedPaths)
-	for _, p := range linkedPaths {
+	var out []Evidence
+	for _, p := range slices.Sorted(maps.Keys(linked)) {
 		if seen[p] || !strings.HasPrefix(p, dir) {
 			continue
 		}
-		found := false
-		for _, r := range related {
-			found = found || r.ev.Path == p
-		}
-		if found {
-			continue
-		}
-		if n := read(p); n != nil {
+		if n := v.readThought(p); n != nil {
 			ev := v.evidence(ix, p, n, question, search.Hit{Path: p})
 			ev.Level, ev.Why = LevelRelated, "linked to a direct item"
-			related = append(related, cand{ev: ev, note: n})
+			out = append(out, ev)
 		}
 	}
-	for _, group := range [][]cand{direct, related, semantic} {
-		for _, cd := range group {
-			if len(out.Items) < limit {
-				out.Items = append(out.Items, cd.ev)
-			}
-		}
-	}
-	return out, nil
+	return out
 }
 
 func (v *Vault) evidence(ix *search.Index, p string, n *note.Note, question string, h search.Hit) Evidence {

@@ -87,137 +87,173 @@ func (v *Vault) watch(ctx context.Context, o WatchOptions, report func(error)) e
 	if o.Quiet == 0 {
 		o.Quiet = v.quiet
 	}
+	if o.Reconcile == 0 {
+		o.Reconcile = 5 * time.Second
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
 	defer w.Close()
-	watchTree := func(dir string) {
-		ign := v.ignoreMatcher()
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
-			}
-			rel, _ := filepath.Rel(v.root, p)
-			rel = filepath.ToSlash(rel)
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || ignored(ign, rel, true)) {
-				return filepath.SkipDir
-			}
-			if err := w.Add(p); err != nil {
-				report(fmt.Errorf("watch %s: %w", rel, err))
-			}
-			return nil
-		})
-	}
-	watchTree(v.root)
+	l := &watchLoop{v: v, o: o, w: w, report: report, touched: map[string]time.Time{}, pending: map[string]time.Time{}}
+	l.watchTree(v.root)
 	if o.Ready != nil {
 		close(o.Ready)
 	}
-	if o.Reconcile == 0 {
-		o.Reconcile = 5 * time.Second
-	}
 	reconcile := time.NewTicker(o.Reconcile)
 	defer reconcile.Stop()
-
-	touched := map[string]time.Time{} // vault paths seen in events, not yet looked at → last event
-	var pendingMu sync.Mutex
-	pending := map[string]time.Time{} // notes changed by hand, not yet committed → last change
-	v.pendStray(pending, report)
+	v.pendStray(l.pending, report)
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
 	// The quiet period counts from the last event, and is checked often,
 	// so an edit is committed at most a tick after it.
 	tick := time.NewTicker(min(o.Quiet/10, 25*time.Millisecond))
 	defer tick.Stop()
-	stop := func() error {
-		pendingMu.Lock()
-		defer pendingMu.Unlock()
-		v.commitSeen(v.lookAt(touched, watchTree), pending, report)
-		return nil
-	}
 	for {
 		select {
 		case <-ctx.Done():
-			return stop()
+			return l.stop()
 		case <-v.closing:
-			return stop()
+			return l.stop()
 		case err, ok := <-w.Errors:
 			if !ok {
 				return nil
 			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				// Events were lost: look at everything again.
-				v.rescan()
-				v.syncHead()
-				continue
-			}
-			report(fmt.Errorf("watch: %w", err))
+			l.onError(err)
 		case ev, ok := <-w.Events:
 			if !ok {
 				return nil
 			}
-			rel, err := filepath.Rel(v.root, ev.Name)
-			if err != nil || strings.HasPrefix(rel, "..") {
-				continue
+			if rel, err := filepath.Rel(v.root, ev.Name); err == nil && !strings.HasPrefix(rel, "..") {
+				l.touched[filepath.ToSlash(rel)] = time.Now()
+				debounce.Reset(o.Debounce)
 			}
-			touched[filepath.ToSlash(rel)] = time.Now()
-			debounce.Reset(o.Debounce)
 		case <-debounce.C:
-			batch := touched
-			touched = map[string]time.Time{}
-			changed := v.lookAt(batch, watchTree)
-			v.indexSoon()
-			pendingMu.Lock()
-			for _, p := range changed {
-				at, ok := batch[p]
-				if !ok { // found under a touched folder
-					at = time.Now()
-				}
-				pending[p] = at
-			}
-			pendingMu.Unlock()
+			l.lookAtTouched()
 		case <-reconcile.C:
-			// Whatever changed without an event reaching us (a watch not yet
-			// in place, an overflow) is found by size and mtime, paced by
-			// the rescan's cost (scanDue).
-			if !v.scanDue(o.Reconcile) {
-				continue
-			}
-			changed, err := v.rescanChanged()
-			if err != nil {
-				report(err)
-				continue
-			}
-			now := time.Now()
-			pendingMu.Lock()
-			for _, p := range changed {
-				if d, err := v.store.Dirty(p); err == nil && d {
-					pending[p] = now
-				}
-			}
-			pendingMu.Unlock()
+			l.reconcile()
 		case <-tick.C:
-			pendingMu.Lock()
-			var due []string
-			for p, at := range pending {
-				if time.Since(at) >= o.Quiet {
-					due = append(due, p)
-					delete(pending, p)
-				}
-			}
-			pendingMu.Unlock()
-			if len(due) > 0 {
-				if err := v.commitHandEdits(due); err != nil {
-					report(err)
-					// Not committed: try again at the next quiet tick.
-					pendingMu.Lock()
-					for _, p := range due {
-						if _, ok := pending[p]; !ok {
-							pending[p] = time.Now()
-						}
-					}
-					pendingMu.Unlock()
-				}
+			l.commitQuiet()
+		}
+	}
+}
+
+// watchLoop is the state of one watcher's loop (watch).
+type watchLoop struct {
+	v      *Vault
+	o      WatchOptions
+	w      *fsnotify.Watcher
+	report func(error)
+	// touched are the vault paths seen in events, not yet looked at,
+	// each with its last event.
+	touched map[string]time.Time
+	// pending are the notes changed by hand, not yet committed, each with
+	// its last change.
+	pendingMu sync.Mutex
+	pending   map[string]time.Time
+}
+
+// watchTree watches dir and every folder below it that is not hidden or
+// ignored.
+func (l *watchLoop) watchTree(dir string) {
+	ign := l.v.ignoreMatcher()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(l.v.root, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && (strings.HasPrefix(d.Name(), ".") || ignored(ign, rel, true)) {
+			return filepath.SkipDir
+		}
+		if err := l.w.Add(p); err != nil {
+			l.report(fmt.Errorf("watch %s: %w", rel, err))
+		}
+		return nil
+	})
+}
+
+// stop commits what the watcher has seen, as its last act.
+func (l *watchLoop) stop() error {
+	l.pendingMu.Lock()
+	defer l.pendingMu.Unlock()
+	l.v.commitSeen(l.v.lookAt(l.touched, l.watchTree), l.pending, l.report)
+	return nil
+}
+
+// onError handles a watcher's error: after an overflow (events were
+// lost) everything is looked at again.
+func (l *watchLoop) onError(err error) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		l.v.rescan()
+		l.v.syncHead()
+		return
+	}
+	l.report(fmt.Errorf("watch: %w", err))
+}
+
+// lookAtTouched looks at the paths a burst of events touched, once the
+// burst is over, and makes the changed notes pending.
+func (l *watchLoop) lookAtTouched() {
+	batch := l.touched
+	l.touched = map[string]time.Time{}
+	changed := l.v.lookAt(batch, l.watchTree)
+	l.v.indexSoon()
+	l.pendingMu.Lock()
+	defer l.pendingMu.Unlock()
+	for _, p := range changed {
+		at, ok := batch[p]
+		if !ok { // found under a touched folder
+			at = time.Now()
+		}
+		l.pending[p] = at
+	}
+}
+
+// reconcile finds whatever changed without an event reaching the watcher
+// (a watch not yet in place, an overflow) by size and mtime, paced by the
+// rescan's cost (scanDue).
+func (l *watchLoop) reconcile() {
+	if !l.v.scanDue(l.o.Reconcile) {
+		return
+	}
+	changed, err := l.v.rescanChanged()
+	if err != nil {
+		l.report(err)
+		return
+	}
+	now := time.Now()
+	l.pendingMu.Lock()
+	defer l.pendingMu.Unlock()
+	for _, p := range changed {
+		if d, err := l.v.store.Dirty(p); err == nil && d {
+			l.pending[p] = now
+		}
+	}
+}
+
+// commitQuiet commits the pending edits that have been quiet for the
+// quiet period; what fails is tried again at a later tick.
+func (l *watchLoop) commitQuiet() {
+	l.pendingMu.Lock()
+	var due []string
+	for p, at := range l.pending {
+		if time.Since(at) >= l.o.Quiet {
+			due = append(due, p)
+			delete(l.pending, p)
+		}
+	}
+	l.pendingMu.Unlock()
+	if len(due) == 0 {
+		return
+	}
+	if err := l.v.commitHandEdits(due); err != nil {
+		l.report(err)
+		l.pendingMu.Lock()
+		defer l.pendingMu.Unlock()
+		for _, p := range due {
+			if _, ok := l.pending[p]; !ok {
+				l.pending[p] = time.Now()
 			}
 		}
 	}
