@@ -84,78 +84,110 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 		}
 	}
 	if o.From != "" {
-		if res.Adopted {
-			return nil, fmt.Errorf("%s is already a git repository; --from copies a template into a new folder only", dir)
-		}
-		if items, err := os.ReadDir(abs); err == nil && len(items) > 0 {
-			return nil, fmt.Errorf("%s is not empty; --from copies a template into a new or empty folder", dir)
-		}
-		if err := copyTree(o.From, abs); err != nil {
-			return nil, fmt.Errorf("copy %s: %w", o.From, err)
+		if err := copyTemplate(dir, abs, o.From, res.Adopted); err != nil {
+			return nil, err
 		}
 	}
 	if res.Adopted && isVault(abs) {
 		return join(abs, o)
 	}
-	if err := makeLocalDirs(abs); err != nil {
+	a, touched, err := writeVaultFiles(abs, o, res)
+	if err != nil {
 		return nil, err
+	}
+	if err := firstCommit(abs, a.Owner, touched, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// copyTemplate copies the template at from into the new or empty folder
+// abs (dir as the caller named it).
+func copyTemplate(dir, abs, from string, adopted bool) error {
+	if adopted {
+		return fmt.Errorf("%s is already a git repository; --from copies a template into a new folder only", dir)
+	}
+	if items, err := os.ReadDir(abs); err == nil && len(items) > 0 {
+		return fmt.Errorf("%s is not empty; --from copies a template into a new or empty folder", dir)
+	}
+	if err := copyTree(from, abs); err != nil {
+		return fmt.Errorf("copy %s: %w", from, err)
+	}
+	return nil
+}
+
+// writeVaultFiles writes the vault's own files (the config unless there
+// is one, the access file with its owner, .gitignore's lines, the root
+// project's marker) and returns the access rules and the files written.
+func writeVaultFiles(abs string, o InitOptions, res *InitResult) (*access.Access, []string, error) {
+	if err := makeLocalDirs(abs); err != nil {
+		return nil, nil, err
 	}
 	var touched []string
 	if _, err := os.Stat(filepath.Join(abs, ConfigFile)); err != nil {
 		if err := os.WriteFile(filepath.Join(abs, ConfigFile), []byte(defaultConfig), 0o644); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	touched = append(touched, ConfigFile)
 	a, err := loadAccess(abs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.Owner != "" {
 		a.Owner = o.Owner
 	}
 	if err := access.ValidPrincipal(a.Owner); err != nil {
-		return nil, fmt.Errorf("owner: %w", err)
+		return nil, nil, fmt.Errorf("owner: %w", err)
 	}
 	data, err := a.Marshal()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := os.WriteFile(filepath.Join(abs, AccessFile), data, 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	touched = append(touched, AccessFile)
 	if res.Ignored, err = ensureGitignore(abs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if res.Project != nil {
 		if err := writeRootMarker(abs, res.Project); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		touched = append(touched, ProjectMarker)
 	}
 	if _, err := os.Stat(filepath.Join(abs, ".gitignore")); err == nil {
 		touched = append(touched, ".gitignore")
 	}
+	return a, touched, nil
+}
 
+// firstCommit commits the vault's files (and, in a new repository, every
+// file already in the folder) as the owner, as they are on disk, and
+// fills in the result.
+func firstCommit(abs, owner string, touched []string, res *InitResult) error {
+	opts := gitstore.Options{LockFile: filepath.Join(abs, CacheDir, "write.lock")}
 	var store *gitstore.Store
+	var err error
 	if res.Adopted {
-		store, err = gitstore.Open(abs, gitstore.Options{LockFile: filepath.Join(abs, CacheDir, "write.lock")})
+		store, err = gitstore.Open(abs, opts)
 	} else {
-		store, err = gitstore.Init(abs, gitstore.Options{LockFile: filepath.Join(abs, CacheDir, "write.lock")})
+		store, err = gitstore.Init(abs, opts)
 		if err == nil {
 			touched, res.Skipped, err = firstCommitFiles(abs)
 		}
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var changes []gitstore.Change
 	for _, p := range touched {
 		full := filepath.Join(abs, filepath.FromSlash(p))
 		fi, err := os.Stat(full)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
+			store.Close()
+			return fmt.Errorf("read %s: %w", p, err)
 		}
 		// Committed as it is on disk and never written back, read when the
 		// commit stages it (one file in memory at a time).
@@ -168,19 +200,20 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	if res.Adopted {
 		msg = "Adopt this repository as a cairn vault"
 	}
-	sig := gitstore.Signature{Name: a.Owner, Email: a.Owner + "@cairn.local"}
+	sig := gitstore.Signature{Name: owner, Email: owner + "@cairn.local"}
 	h, err := store.Commit(gitstore.CommitRequest{Author: sig, Message: msg, Changes: changes, Trailers: []gitstore.Trailer{
-		{Key: "Cairn-Tool", Value: "init"}, {Key: "Cairn-Principal", Value: a.Owner}, {Key: "Cairn-Actor", Value: "human"}}})
+		{Key: "Cairn-Tool", Value: "init"}, {Key: "Cairn-Principal", Value: owner}, {Key: "Cairn-Actor", Value: "human"}}})
 	if err != nil && err != gitstore.ErrNothingToCommit {
-		return nil, fmt.Errorf("first commit: %w", err)
+		store.Close()
+		return fmt.Errorf("first commit: %w", err)
 	}
-	res.Commit, res.Owner = h, a.Owner
+	res.Commit, res.Owner = h, owner
 	if res.Adopted {
 		paths, _ := store.Paths()
 		res.Notes = countNotes(paths)
 		res.Advice = trackedDeviceFiles(paths)
 	}
-	return res, store.Close()
+	return store.Close()
 }
 
 // isVault says whether the repository at root holds a vault's committed

@@ -352,28 +352,8 @@ func (v *Vault) ListNotes(c access.Caller, a ListArgs) (*Listing, error) {
 	if err := v.syncHead(); err != nil {
 		return nil, err
 	}
-	dir, err := cleanRel("path", a.Path)
+	dir, pr, err := v.listedFolder(c, a)
 	if err != nil {
-		return nil, err
-	}
-	var pr *Project
-	if a.Project != "" {
-		if pr, _, err = v.project(c, "project", a.Project); err != nil {
-			return nil, err
-		}
-		if !pr.holds(dir) {
-			if dir, err = cleanRel("path", pr.within(dir)); err != nil {
-				return nil, err
-			}
-		}
-		if own := v.projectSet().of(dir); own == nil || (own != pr && !pr.holds(own.Dir)) {
-			return nil, argErr("path", "%q is not inside project %s", a.Path, pr.Handle)
-		}
-	}
-	if top, _, _ := strings.Cut(dir, "/"); top == PeopleDir || top == BanksDir {
-		return nil, argErr("path", "%q is private memory, not part of the shared knowledge base", a.Path)
-	}
-	if err := v.noSymlinks("path", dir); err != nil {
 		return nil, err
 	}
 	items, err := os.ReadDir(v.abs(dir))
@@ -387,6 +367,59 @@ func (v *Vault) ListNotes(c access.Caller, a ListArgs) (*Listing, error) {
 		}
 	}
 	ps := v.projectSet()
+	all := v.listEntries(c, dir, a.Tag, items, ps)
+	start := 0
+	if after != "" {
+		start = sort.Search(len(all), func(i int) bool { return sortKey(all[i]) > after })
+	}
+	out := &Listing{Path: dir, Entries: []Entry{}}
+	if pr != nil {
+		out.Project = pr.Handle
+	} else if own := ps.of(dir); own != nil {
+		out.Project = own.Handle
+	}
+	end := min(start+a.Limit, len(all))
+	out.Entries = append(out.Entries, all[start:end]...)
+	if end < len(all) {
+		out.NextCursor = listCursor(dir, a.Tag, sortKey(all[end-1]))
+	}
+	return out, nil
+}
+
+// listedFolder is the folder list_notes lists: the path, inside the
+// project when one is named (and the project), checked to be shared
+// knowledge, not private memory, and reached through no symlink.
+func (v *Vault) listedFolder(c access.Caller, a ListArgs) (string, *Project, error) {
+	dir, err := cleanRel("path", a.Path)
+	if err != nil {
+		return "", nil, err
+	}
+	var pr *Project
+	if a.Project != "" {
+		if pr, _, err = v.project(c, "project", a.Project); err != nil {
+			return "", nil, err
+		}
+		if !pr.holds(dir) {
+			if dir, err = cleanRel("path", pr.within(dir)); err != nil {
+				return "", nil, err
+			}
+		}
+		if own := v.projectSet().of(dir); own == nil || (own != pr && !pr.holds(own.Dir)) {
+			return "", nil, argErr("path", "%q is not inside project %s", a.Path, pr.Handle)
+		}
+	}
+	if top, _, _ := strings.Cut(dir, "/"); top == PeopleDir || top == BanksDir {
+		return "", nil, argErr("path", "%q is private memory, not part of the shared knowledge base", a.Path)
+	}
+	if err := v.noSymlinks("path", dir); err != nil {
+		return "", nil, err
+	}
+	return dir, pr, nil
+}
+
+// listEntries are the folder's items c may see, folders first, then
+// notes (with tag, only those carrying it), each by name.
+func (v *Vault) listEntries(c access.Caller, dir, tag string, items []os.DirEntry, ps *projectSet) []Entry {
 	var folders, notes []Entry
 	for _, it := range items {
 		name := it.Name()
@@ -412,30 +445,14 @@ func (v *Vault) ListNotes(c access.Caller, a ListArgs) (*Listing, error) {
 		if ce := v.entry(rel, true); ce != nil {
 			e.ID, e.Title, e.Type, e.Tags = ce.ID, ce.Title, ce.Type, ce.Tags
 		}
-		if a.Tag != "" && !hasTag(e.Tags, a.Tag) {
+		if tag != "" && !hasTag(e.Tags, tag) {
 			continue
 		}
 		notes = append(notes, e)
 	}
 	sort.Slice(folders, func(i, j int) bool { return folders[i].Name < folders[j].Name })
 	sort.Slice(notes, func(i, j int) bool { return notes[i].Name < notes[j].Name })
-	all := append(folders, notes...)
-	start := 0
-	if after != "" {
-		start = sort.Search(len(all), func(i int) bool { return sortKey(all[i]) > after })
-	}
-	out := &Listing{Path: dir, Entries: []Entry{}}
-	if pr != nil {
-		out.Project = pr.Handle
-	} else if own := ps.of(dir); own != nil {
-		out.Project = own.Handle
-	}
-	end := min(start+a.Limit, len(all))
-	out.Entries = append(out.Entries, all[start:end]...)
-	if end < len(all) {
-		out.NextCursor = listCursor(dir, a.Tag, sortKey(all[end-1]))
-	}
-	return out, nil
+	return append(folders, notes...)
 }
 
 // A list_notes cursor is the sort key of the last entry given (the next

@@ -111,52 +111,80 @@ func (v *Vault) Recall(ctx context.Context, c access.Caller, topic, project stri
 	if err != nil {
 		return nil, err
 	}
-	cands := map[string]*candidate{}
-	var order []*candidate
-	add := func(cd *candidate) {
-		if old := cands[cd.path]; old != nil {
-			old.score = max(old.score, cd.score)
-			return
-		}
-		if v.roleAt(c, cd.path) < access.RoleRead || v.entry(cd.path, false) == nil {
-			return
-		}
-		cands[cd.path] = cd
-		order = append(order, cd)
-	}
-	top := 0.0
+	set := &recallSet{v: v, c: c, byPath: map[string]*candidate{}}
 	for _, h := range res.Hits {
-		top = max(top, h.Score)
-	}
-	norm := func(s float64) float64 {
-		if top == 0 {
-			return 0
-		}
-		return s / top
+		set.top = max(set.top, h.Score)
 	}
 	for _, h := range res.Hits {
 		why := "match"
 		if _, _, ok := personalPath(h.Path); ok {
 			why = "memory"
 		}
-		add(&candidate{path: h.Path, why: why, score: norm(h.Score), chunk: h.Chunk})
+		set.add(&candidate{path: h.Path, why: why, score: set.norm(h.Score), chunk: h.Chunk})
 	}
-	vis := v.visibleTo(c)
-	for i, h := range res.Hits {
-		if i >= recallExpand {
-			break
+	set.addLinked(res.Hits[:min(len(res.Hits), recallExpand)])
+	// The caller's profile: what agents learnt about this user colours
+	// any answer, so it comes third, after the two best matches.
+	if c.Principal != "" {
+		prof := PeopleDir + "/" + c.Principal + "/" + ProfileFile
+		score := 0.5
+		if len(res.Hits) >= 2 {
+			score = set.norm(res.Hits[1].Score) * 0.999
 		}
-		e := v.entry(h.Path, false)
+		set.add(&candidate{path: prof, why: "memory", score: score})
+	}
+	order := set.order
+	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
+	out := &RecallResult{BudgetTokens: budget, Tokenizer: search.TokenizerName, Mode: string(res.Mode), Notice: res.Notice, Items: []RecallItem{}}
+	v.pack(ix, topic, order, out)
+	return out, nil
+}
+
+// recallSet gathers recall's candidates: each note once, with its best
+// score, and only notes the caller may read.
+type recallSet struct {
+	v      *Vault
+	c      access.Caller
+	byPath map[string]*candidate
+	order  []*candidate
+	top    float64 // the best hit's score, which scores are divided by
+}
+
+func (s *recallSet) add(cd *candidate) {
+	if old := s.byPath[cd.path]; old != nil {
+		old.score = max(old.score, cd.score)
+		return
+	}
+	if s.v.roleAt(s.c, cd.path) < access.RoleRead || s.v.entry(cd.path, false) == nil {
+		return
+	}
+	s.byPath[cd.path] = cd
+	s.order = append(s.order, cd)
+}
+
+func (s *recallSet) norm(score float64) float64 {
+	if s.top == 0 {
+		return 0
+	}
+	return score / s.top
+}
+
+// addLinked adds the notes one link away from each hit, either way, as
+// the caller may see the links, scored by the hit's score and the edge.
+func (s *recallSet) addLinked(hits []search.Hit) {
+	vis := s.v.visibleTo(s.c)
+	for _, h := range hits {
+		e := s.v.entry(h.Path, false)
 		if e == nil {
 			continue
 		}
-		base := norm(h.Score)
+		base := s.norm(h.Score)
 		for _, out := range []bool{true, false} {
 			var edges []wikilinks.Edge
 			if out {
-				edges = v.graph().Outgoing(e.ID, vis)
+				edges = s.v.graph().Outgoing(e.ID, vis)
 			} else {
-				edges = v.graph().Incoming(e.ID, vis)
+				edges = s.v.graph().Incoming(e.ID, vis)
 			}
 			for _, ed := range edges {
 				id := ed.From
@@ -166,28 +194,14 @@ func (v *Vault) Recall(ctx context.Context, c access.Caller, topic, project stri
 					}
 					id = ed.ID
 				}
-				p := v.pathOf(id)
+				p := s.v.pathOf(id)
 				if p == "" || p == h.Path {
 					continue
 				}
-				add(&candidate{path: p, why: "linked", via: e.Title, score: base * edgeWeight(ed, out)})
+				s.add(&candidate{path: p, why: "linked", via: e.Title, score: base * edgeWeight(ed, out)})
 			}
 		}
 	}
-	// The caller's profile: what agents learnt about this user colours
-	// any answer, so it comes third, after the two best matches.
-	if c.Principal != "" {
-		prof := PeopleDir + "/" + c.Principal + "/" + ProfileFile
-		score := 0.5
-		if len(res.Hits) >= 2 {
-			score = norm(res.Hits[1].Score) * 0.999
-		}
-		add(&candidate{path: prof, why: "memory", score: score})
-	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
-	out := &RecallResult{BudgetTokens: budget, Tokenizer: search.TokenizerName, Mode: string(res.Mode), Notice: res.Notice, Items: []RecallItem{}}
-	v.pack(ix, topic, order, out)
-	return out, nil
 }
 
 // pack fills the budget in order of score: each item gets a block
