@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/cairn-dev/cairn/gitstore"
 
+	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/mark3labs/mcp-go/mcp"
 )

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/access"
-
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )

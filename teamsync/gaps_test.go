@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"os/exec"
 	"path"
@@ -15,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // remoteOf is the bare repository a vault made by team syncs with.

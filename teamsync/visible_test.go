@@ -2,13 +2,13 @@ package teamsync
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 const flags = "acme/infra/decisions/Decision feature flags service.md"

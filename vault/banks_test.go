@@ -3,13 +3,14 @@ package vault
 import (
 	"context"
 	"errors"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 func TestBankGrants(t *testing.T) {

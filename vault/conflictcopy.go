@@ -10,9 +10,8 @@ import (
 	"path"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/cairn-dev/cairn/vault/note"
+	"gopkg.in/yaml.v3"
 )
 
 // LinkConflictCopy adds a link to the copy beside the note to the note's

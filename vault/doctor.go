@@ -3,13 +3,14 @@ package vault
 import (
 	"bytes"
 	"fmt"
-	"github.com/cairn-dev/cairn/gitstore"
-	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Finding is one thing cairn doctor reports.

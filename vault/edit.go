@@ -3,11 +3,11 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Edit operations of edit_note.

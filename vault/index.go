@@ -3,8 +3,6 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"runtime"
 	"sort"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 

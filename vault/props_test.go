@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 

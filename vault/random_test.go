@@ -2,13 +2,14 @@ package vault
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // TestRandomReorganizationsNeverBreakALink builds a vault whose notes link

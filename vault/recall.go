@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 

@@ -2,12 +2,12 @@ package vault
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"sort"
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 

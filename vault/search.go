@@ -2,12 +2,12 @@ package vault
 
 import (
 	"context"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Bounds of search's limit.

@@ -2,8 +2,6 @@ package vault
 
 import (
 	"encoding/json"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // SessionStart is what start_session answers: who the user is (their

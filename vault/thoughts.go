@@ -3,8 +3,6 @@ package vault
 import (
 	"context"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"maps"
 	"regexp"
 	"slices"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"gopkg.in/yaml.v3"
 )

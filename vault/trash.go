@@ -3,8 +3,6 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"path"
 	"sort"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/oklog/ulid/v2"
 	"gopkg.in/yaml.v3"
 )

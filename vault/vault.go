@@ -3,8 +3,6 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 )
 
 // Options for Open.

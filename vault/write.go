@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"os"
 	"regexp"
 	"slices"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 

@@ -13,8 +13,6 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -25,6 +23,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/vault/note"
 	"math/rand"
 	"os/exec"
 	"runtime"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 

@@ -7,13 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/host"
-	"github.com/cairn-dev/cairn/vault/access"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/spf13/cobra"
 )
 

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/gitstore"
 	"os"
 	"text/tabwriter"
 
+	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/spf13/cobra"
 )
 

@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cairn-dev/cairn/gitstore"
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/spf13/cobra"

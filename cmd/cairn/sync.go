@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cairn-dev/cairn/gitstore"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/teamsync"
 	"github.com/cairn-dev/cairn/vault"

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/cairn-dev/cairn/gitstore"
 	"text/tabwriter"
 
+	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/spf13/cobra"
 )
 
