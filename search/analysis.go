@@ -241,7 +241,7 @@ func (s frStemmer) Filter(in analysis.TokenStream) analysis.TokenStream {
 // Snowball's French stemmer was measured instead of the light one, and
 // beside it: it relates more verb forms, but also strips noun and
 // participle endings ("courant" to "cour"), and it lowered the French
-// held-out set's MRR@10 from 0.64 to 0.59-0.61 (docs/search.md). The same
+// held-out set's MRR@10 from 0.64 to 0.59-0.61 (docs/search-analysis.md). The same
 // rule runs on queries, so "lançons" in a question finds "lancement".
 type onsFilter struct{}
 

@@ -11,7 +11,7 @@ import (
 var ErrClosed = errors.New("search index: closed")
 
 // batchSize bounds one Bleve batch: 500 to 2,000 documents index fastest
-// (docs/search.md, "Bleve facts this rests on").
+// (docs/search-index.md, "Bleve facts this rests on").
 const batchSize = 1000
 
 // Apply indexes docs and removes deletes, in batches. The documents of a

@@ -7,8 +7,8 @@ import "unicode/utf8"
 // a 2-core machine, and never more now that words are cut before
 // stemming), so the text is capped per field, and the lists that would
 // grow the manifest, the neighbour fan-out or the vector count are capped
-// too. What lies beyond a cap is not searchable; docs/search.md lists
-// them.
+// too. What lies beyond a cap is not searchable; docs/search-index.md
+// ("Bounds: one note never stalls the rest") lists them.
 const (
 	// MaxBodyBytes of a body are indexed and embedded: a note written
 	// through cairn is never longer (vault.MaxNoteBytes); one made by hand

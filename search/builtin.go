@@ -240,7 +240,7 @@ func (e *builtinEmbedder) Languages() []string { return []string{"en"} }
 // word) and a word the table lacks weighs 1, as the rarest word would.
 // So stop words neither add to a query's coverage nor dilute it, and a
 // query whose content words are all unknown has coverage 0 (and the zero
-// vector). Search weighs the semantic list by it (docs/search.md, "How
+// vector). Search weighs the semantic list by it (docs/search-ranking.md, "How
 // the two lists are fused").
 func (e *builtinEmbedder) Coverage(text string) float64 {
 	var s tokenState

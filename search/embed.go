@@ -24,7 +24,7 @@ type Embedder interface {
 // CoverageReporter is an Embedder that can say how much of a text it
 // knows: 0 when it has a vector for no word of it, 1 when it has one for
 // every word that carries meaning. Search weighs the semantic list by it
-// (docs/search.md, "How the two lists are fused"); an embedder that does
+// (docs/search-ranking.md, "How the two lists are fused"); an embedder that does
 // not report it (an HTTP model) is taken to know every word.
 type CoverageReporter interface {
 	Coverage(text string) float64

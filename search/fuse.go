@@ -98,7 +98,7 @@ func contentSum(d *Doc) uint64 {
 //
 //	coverage × e^(standout(semantic) − standout(lexical))
 //
-// (docs/search.md, "How the two lists are fused"), and then no more than
+// (docs/search-ranking.md, "How the two lists are fused"), and then no more than
 // the odds that the best lexical hit leaves the query unsaid: (1 − c)/c,
 // c being the share of the query's words, weighted by their rarity, that
 // the hit holds (lexCover). When it holds every word, what was asked is

@@ -20,7 +20,7 @@ import (
 // Field names. Text fields exist twice, analysed as English (Snowball
 // stemming) and as French (elision, light stemming), both folding accents
 // (analysis.go), and are queried as a disjunction: one field name with
-// two analyzers would pick the query analyzer at random (docs/search.md,
+// two analyzers would pick the query analyzer at random (docs/search-index.md,
 // "Bleve facts this rests on").
 const (
 	fTitle   = "title"

@@ -13,7 +13,7 @@ import (
 // where it sends data and which secret it sends are per machine, in
 // .cairn/local.yaml: docs/security.md). A change to them that arrives by sync is
 // applied like any other change (whoever can push can already read and
-// rewrite every file; docs/security.md, "A shared repository"), and named
+// rewrite every file; docs/security.md, "Syncing through a shared repository"), and named
 // in the report with who made it, so the people running a server see it.
 var guarded = []string{vault.AccessFile, vault.ConfigFile}
 

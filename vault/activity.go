@@ -31,7 +31,7 @@ type Activity struct {
 
 // ChangeConflict is the change of a note a sync found changed on both
 // sides: the merge kept one version in place and the other whole in a
-// conflict copy note (docs/vault-format.md, "Syncing").
+// conflict copy note (docs/conflicts-and-trash.md, "Syncing").
 const ChangeConflict = "conflict"
 
 // ActivityPage is one page of recent_activity.

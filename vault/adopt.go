@@ -23,7 +23,7 @@ type ignoreGroup struct {
 // they would change at every sync and collide between devices, and they
 // say nothing about the notes. Every vault ignores them, Obsidian folder or
 // not yet: a vault is made to be opened in Obsidian, and .obsidian/ appears
-// the first time it is. The reasons for each are in docs/vault-format.md
+// the first time it is. The reasons for each are in docs/vault-setup.md
 // ("Adopting a vault").
 var deviceFiles = []string{
 	".obsidian/workspace.json",        // the panes, tabs and last files open, on a desktop

@@ -184,7 +184,7 @@ func (v *Vault) BankPut(c access.Caller, bank, content, factContext, explanation
 	set("created", time.Now().UTC().Format(note.DateTimeLayout))
 	// Facts put one after another in the same context are a sequence (the
 	// turns of one conversation, the steps of one story): linked, search
-	// indexes each with its neighbours (docs/search.md).
+	// indexes each with its neighbours (docs/search-ranking.md, "What a memory search uses beyond words").
 	if prev := v.lastFact(folder, factContext); prev != "" {
 		follows := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Content: []*yaml.Node{note.LinkItem(strings.TrimSuffix(prev, ".md"))}}
 		fm.Content = append(fm.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "follows"}, follows)

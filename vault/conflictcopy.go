@@ -19,7 +19,7 @@ import (
 // folder. The time stamp does not make the name unique: one sync may copy
 // Plan.md and a/Plan.md alike, and Obsidian reads a bare name that is also
 // a root file's path as that root file; "./" names the note's own folder
-// (docs/vault-format.md, "How a link resolves"). A note whose frontmatter
+// (docs/link-resolution.md, "How a link resolves"). A note whose frontmatter
 // cannot be read, or whose conflicts key is not a list, is left as it is.
 func LinkConflictCopy(content []byte, copyPath string) ([]byte, bool) {
 	if !strings.HasSuffix(copyPath, ".md") {

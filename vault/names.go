@@ -15,7 +15,7 @@ import (
 // Windows. Every name cairn creates — a note's file name made from its
 // title, a folder a write creates, a bank or principal folder — must check
 // out everywhere, mean one thing, and read as what it is. The rules (see
-// docs/vault-format.md, "Names"):
+// docs/names-and-ids.md, "Names"):
 //
 //   - no character Windows refuses (< > : " / \ | ? * and controls), none
 //     that wikilinks cannot carry (# ^ [ ]) in a file name;

@@ -8,7 +8,7 @@ import (
 
 // Obsidian's rule, as its MetadataCache.getLinkpathDest(linkpath,
 // sourcePath) applies it (Obsidian 1.x app.js; getFirstLinkpathDest takes
-// the first of its list). docs/vault-format.md, "How a link resolves",
+// the first of its list). docs/link-resolution.md, "How a link resolves",
 // states it with its sources; the steps, in order:
 //
 //  1. The file name is the link's last path segment, lower-cased. When it

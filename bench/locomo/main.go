@@ -297,7 +297,7 @@ func writeNotes(dir string, samples []sample) (int, error) {
 			prev := ""
 			for _, t := range ss.turns {
 				// Each turn follows the one before it: a typed link, which
-				// search uses as a sequence (docs/search.md).
+				// search uses as a sequence (docs/search-ranking.md).
 				follows := ""
 				if prev != "" {
 					follows = fmt.Sprintf("follows: [%q]\n", "[["+prev+"]]")

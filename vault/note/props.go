@@ -14,7 +14,7 @@ import (
 // property types, so that its Properties view shows and edits it: text,
 // a list of text, a number, a checkbox, a date (2026-09-24) or a date and
 // time (2026-12-01T01:59:59). Obsidian types a property by its name, for
-// the whole vault, so a name always holds one type (docs/vault-format.md,
+// the whole vault, so a name always holds one type (docs/properties.md,
 // "Properties").
 
 // DateTimeLayout is how cairn writes a moment: Obsidian's "Date & time"
