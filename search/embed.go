@@ -52,7 +52,8 @@ func readsLanguage(e Embedder, lang string) bool {
 // EmbedderConfig is an `embedder:` section: of the machine's own
 // .cairn/local.yaml, or of the vault's shared .cairn/config.yaml, which
 // the vault trusts with a loopback server and no key only (vault.ChooseEmbedder;
-// docs/security.md, "Settings that arrive by sync").
+// docs/security.md, "Syncing through a shared repository": access and
+// settings that arrive by sync).
 type EmbedderConfig struct {
 	// Provider is builtin (the default), openai, ollama or none.
 	Provider string `yaml:"provider"`
