@@ -1,0 +1,242 @@
+package search
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// The scan's look at a note's bytes (scan.go): whether a query's word may
+// be in it, without analysing it. A word's needles are what every word of
+// a text that the analysis gives the same term starts with, once the text
+// is lower-cased and its Latin letters folded as the analysers fold them:
+//
+//   - English: Snowball's stemmer keeps a word's start and rewrites at
+//     most its last letter: an "e" it adds (hoping → hope), a "y" it turns
+//     to "i" (happy → happi), the "le" of -bility (durability → durabl);
+//     besides, four exceptions (dying → die, lying → lie, tying → tie,
+//     skies → sky);
+//   - French: the light stemmer rewrites up to two of the last letters
+//     left (indicateur → indiqu, visualisation → visuel), -ive to -if
+//     (vivement → vif), folle and molle to fou and mou, and collapses
+//     repeated letters anywhere (appelle → apel): its needles are looked
+//     for in the text with repeated letters (a to z) collapsed too;
+//   - a path's words and a tag or type written in the query are not
+//     stemmed: they are their own needles.
+//
+// A needle counts where it starts a word (the text before it is not a
+// letter, digit or underscore of ASCII: the tokenizer starts no word in
+// the middle of one, and elisions and possessives only cut a word's start
+// or end). scanneedle_test.go checks these rules against the analysers
+// on a few thousand words of both languages; a note the rules miss (a
+// French word whose stem ends in a repeated letter other than a to z) is
+// found once it is indexed.
+
+// scanWord is one of the query's words as the scan looks for it: any of
+// its needles starting a word of the text says the note may hold it.
+type scanWord struct {
+	needles   [][]byte
+	collapsed bool // look in the text with repeated letters collapsed
+}
+
+// maxScanWords bounds the words a scan looks for (a query is at most
+// 4,000 bytes): the first ones are kept.
+const maxScanWords = 64
+
+// scanWords are the words of text as the scan looks for them: its terms
+// in each language, its path words and its words as tags or types.
+func (ix *Index) scanWords(text string) []scanWord {
+	var out []scanWord
+	seen := map[string]bool{}
+	add := func(collapsed bool, needles ...string) {
+		key := strings.Join(needles, "\x00")
+		if collapsed {
+			key = "c\x00" + key
+		}
+		if seen[key] || len(out) >= maxScanWords {
+			return
+		}
+		seen[key] = true
+		w := scanWord{collapsed: collapsed}
+		for _, n := range needles {
+			if n != "" {
+				w.needles = append(w.needles, []byte(n))
+			}
+		}
+		if len(w.needles) > 0 {
+			out = append(out, w)
+		}
+	}
+	analysed := ix.analyse(text)
+	for i, l := range langs {
+		for _, t := range analysed[i] {
+			if l == "fr" {
+				add(true, frNeedles(t)...)
+			} else {
+				add(false, enNeedles(t)...)
+			}
+		}
+	}
+	m := ix.bleve.Mapping()
+	if a := m.AnalyzerNamed(analyzerPath); a != nil {
+		for _, t := range a.Analyze([]byte(strings.Join(withoutNumbers(strings.Fields(text)), " "))) {
+			add(false, string(t.Term))
+		}
+	}
+	var it norm.Iter
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		if k := strings.Trim(w, "#,.;:!?\"'()"); k != "" {
+			add(false, string(foldLatin(nil, []byte(k), &it)))
+		}
+	}
+	return out
+}
+
+// enExceptions are the words Snowball's English stemmer rewrites past
+// their last letter.
+var enExceptions = map[string]string{"die": "dying", "lie": "lying", "tie": "tying", "sky": "ski"}
+
+// enNeedles are the needles of an English term.
+func enNeedles(t string) []string {
+	out := []string{t}
+	switch n := len(t); {
+	case n > 1 && (t[n-1] == 'e' || strings.HasSuffix(t, "bl")):
+		out[0] = t[:n-1]
+	case n > 1 && t[n-1] == 'i':
+		out = append(out, t[:n-1]+"y")
+	}
+	if x, ok := enExceptions[t]; ok {
+		out = append(out, x)
+	}
+	return out
+}
+
+// frExceptions are the French stems whose words do not start with them
+// even collapsed (folle → fou).
+var frExceptions = map[string]string{"fou": "fol", "mou": "mol"}
+
+// frNeedles are the needles of a French term, to look for in the text
+// with repeated letters collapsed.
+func frNeedles(t string) []string {
+	c := string(collapseRepeats(nil, []byte(t)))
+	out := []string{c}
+	if strings.HasSuffix(c, "f") {
+		out = append(out, c[:len(c)-1]+"v")
+	}
+	if x, ok := frExceptions[c]; ok {
+		out = append(out, x)
+	}
+	for i, n := range out {
+		if len(n) > 3 {
+			out[i] = n[:max(len(n)-2, 3)]
+		}
+	}
+	return out
+}
+
+// collapseRepeats appends src to dst with each run of one letter (a to
+// z) written once.
+func collapseRepeats(dst, src []byte) []byte {
+	for i, c := range src {
+		if i > 0 && c == src[i-1] && 'a' <= c && c <= 'z' {
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// scanView is a note's text as the scan reads it: its path first (a
+// title may be the file's name), then its file; lower case, Latin
+// letters folded; and, when a word needs it, the same with repeated
+// letters collapsed.
+type scanView struct {
+	folded, collapsed []byte
+	haveCollapsed     bool
+	it                norm.Iter
+}
+
+func (v *scanView) set(path string, data []byte) {
+	v.folded = v.appendFolded(v.folded[:0], []byte(path))
+	v.folded = append(v.folded, '\n')
+	v.folded = v.appendFolded(v.folded, data)
+	v.haveCollapsed = false
+}
+
+// appendFolded appends src lower-cased and folded (foldLatin) to dst:
+// ASCII byte by byte, the rest a stretch at a time, with the ASCII letter
+// before it (a combining accent composes with it).
+func (v *scanView) appendFolded(dst, src []byte) []byte {
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		start := i
+		if start > 0 && src[start-1] < utf8.RuneSelf {
+			start--
+			dst = dst[:len(dst)-1]
+		}
+		for i < len(src) && src[i] >= utf8.RuneSelf {
+			i++
+		}
+		dst = foldLatin(dst, bytes.ToLower(src[start:i]), &v.it)
+	}
+	return dst
+}
+
+// count says how many times each word's needles start a word of the
+// text, or nil when none does.
+func (v *scanView) count(words []scanWord) []uint8 {
+	var out []uint8
+	for i, w := range words {
+		text := v.folded
+		if w.collapsed {
+			if !v.haveCollapsed {
+				v.collapsed = collapseRepeats(v.collapsed[:0], v.folded)
+				v.haveCollapsed = true
+			}
+			text = v.collapsed
+		}
+		n := 0
+		for _, nd := range w.needles {
+			n += countStarts(text, nd, 255-n)
+		}
+		if n > 0 {
+			if out == nil {
+				out = make([]uint8, len(words))
+			}
+			out[i] = uint8(n)
+		}
+	}
+	return out
+}
+
+// countStarts counts the places where needle starts a word of text, up
+// to most.
+func countStarts(text, needle []byte, most int) int {
+	n := 0
+	for i := 0; n < most; {
+		j := bytes.Index(text[i:], needle)
+		if j < 0 {
+			break
+		}
+		p := i + j
+		if p == 0 || !asciiWordByte(text[p-1]) {
+			n++
+		}
+		i = p + 1
+	}
+	return n
+}
+
+func asciiWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
+}
