@@ -1,0 +1,150 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/cairn-dev/cairn/search"
+)
+
+// Searching the notes the index does not hold yet: the rest of a first
+// build (a fresh clone), the notes written while it runs, and the long
+// notes waiting in the lane (indexlane.go). A search reads them from
+// disk, those the caller may read only, and merges what holds its words
+// into its lexical list (search.Index.Scan; docs/search.md, "During a
+// build"). No lock is held while they are read.
+
+// unindexed are the notes the filter f admits (its scopes and folder:
+// the caller's) that the index does not hold yet, nil when there are
+// none. b is the first build running, if one is.
+func (v *Vault) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
+	lane := v.lanePaths()
+	if b == nil && len(lane) == 0 {
+		return nil
+	}
+	ps := v.projectSet()
+	var paths []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if seen[p] || f.PathPrefix != "" && !strings.HasPrefix(p, f.PathPrefix) {
+			return
+		}
+		if scope, _, _ := scopeIn(ps, p); slices.Contains(f.Scopes, scope) {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	if b != nil {
+		b.mu.Lock()
+		rest := b.todo[min(int(b.done.Load()), len(b.todo)):]
+		b.mu.Unlock()
+		for _, p := range rest {
+			add(p)
+		}
+		// Written since the build began: the build's lock holds their
+		// update back until it ends.
+		v.catMu.Lock()
+		changed := make([]string, 0, len(v.catalog.changed))
+		for p := range v.catalog.changed {
+			if v.catalog.entries[p] != nil {
+				changed = append(changed, p)
+			}
+		}
+		v.catMu.Unlock()
+		slices.Sort(changed)
+		for _, p := range changed {
+			add(p)
+		}
+	}
+	for _, p := range lane {
+		add(p)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	return &search.Unindexed{Paths: paths, Read: v.readForScan, Doc: v.scanDoc}
+}
+
+// lanePaths are the notes the lane holds (queued or being indexed), in
+// order.
+func (v *Vault) lanePaths() []string {
+	v.index.laneMu.Lock()
+	out := make([]string, 0, len(v.index.lane.queued)+1)
+	for p := range v.index.lane.queued {
+		out = append(out, p)
+	}
+	if c := v.index.lane.current; c != "" {
+		out = append(out, c)
+	}
+	v.index.laneMu.Unlock()
+	slices.Sort(out)
+	return out
+}
+
+// scanUnindexed reads the notes q may find that ix does not hold yet
+// (see unindexed), for q.Scanned; nil when there are none.
+func (v *Vault) scanUnindexed(ctx context.Context, ix *search.Index, b *firstBuild, q search.Query) (*search.Scanned, error) {
+	u := v.unindexed(b, q.Filter)
+	if u == nil {
+		return nil, nil
+	}
+	return ix.Scan(ctx, q, u)
+}
+
+// readForScan reads the note at p, into buf when it is large enough, as
+// readFileNoFollow does (no symbolic link, a regular file, bounded).
+func (v *Vault) readForScan(p string, buf []byte) ([]byte, error) {
+	f, err := os.OpenFile(v.abs(p), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	if fi.Size() > 4*MaxNoteBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, 4*MaxNoteBytes)
+	}
+	size := int(fi.Size())
+	if cap(buf) < size {
+		buf = make([]byte, size)
+	}
+	n, err := io.ReadFull(f, buf[:size])
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	return buf[:n], nil // shorter: cut since; longer: grown since (its start)
+}
+
+// scanDoc is the note at p, whose file holds data, as the index would
+// see it, less its sequence and context (nil when it is gone).
+func (v *Vault) scanDoc(p string, data []byte) *search.Doc {
+	fi, err := os.Lstat(v.abs(p))
+	if err != nil {
+		return nil
+	}
+	d, _ := v.docOf(p, data, fi)
+	return d
+}
+
+// scanNotice is what the notice of an answer made during a build says
+// of the notes read for it.
+func scanNotice(r *search.ScanReport) string {
+	if r == nil || r.Notes == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d not indexed were read instead, %d may hold your words (%d ranked by their words alone: semantic search does not know them yet)", r.Read, r.Matched, r.Found)
+	if r.Cut {
+		s += fmt.Sprintf("; %d were not read (a bound of the scan)", r.Notes-r.Read)
+	}
+	return s
+}
