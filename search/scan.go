@@ -39,8 +39,9 @@ const (
 
 // scanScored is how many of the notes that may hold the query's words are
 // analysed and scored, for a lexical list n deep: the best by a cheap
-// estimate (sighting.estimate) are, so the list's n best are among them.
-func scanScored(n int) int { return min(max(4*n, 200), 1000) }
+// estimate (Scanned.estimate) are, so the list's n best are among them.
+// Their analysis is most of a scan's time after the reading.
+func scanScored(n int) int { return min(max(2*n, 100), 1000) }
 
 // Unindexed are the notes a query may find that the index does not hold
 // (or holds in an older version), and how to read them.
@@ -51,7 +52,7 @@ type Unindexed struct {
 	// Read reads a note's file, into buf when it is large enough.
 	Read func(path string, buf []byte) ([]byte, error)
 	// Doc is the note as the index would see it (Sequence and Context may
-	// be left out); nil leaves it out.
+	// be left out); nil leaves it out. It keeps no part of data.
 	Doc func(path string, data []byte) *Doc
 }
 
@@ -174,6 +175,7 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 	var next, read atomic.Int64
 	var bytesRead atomic.Int64
 	var cut atomic.Bool
+	m := newScanMatcher(s.words)
 	workers := min(runtime.NumCPU(), 8, len(paths))
 	found := make([][]sighting, workers)
 	var wg sync.WaitGroup
@@ -199,7 +201,7 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 					buf = data[:0]
 				}
 				view.set(paths[i], data)
-				if counts := view.count(s.words); counts != nil {
+				if counts := m.count(view.folded); counts != nil {
 					found[w] = append(found[w], sighting{path: paths[i], counts: counts})
 				}
 			}
@@ -226,15 +228,17 @@ func (s *Scanned) analyse(ctx context.Context, ix *Index, f Filter, u *Unindexed
 	var wg sync.WaitGroup
 	for range min(runtime.NumCPU(), 8, len(seen)) {
 		wg.Go(func() {
+			var buf []byte // a Doc holds no part of it
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(seen) || ctx.Err() != nil {
 					return
 				}
-				data, err := u.Read(seen[i].path, nil)
+				data, err := u.Read(seen[i].path, buf)
 				if err != nil {
 					continue
 				}
+				buf = data[:0]
 				d := u.Doc(seen[i].path, data)
 				if d == nil || !f.admits(d) {
 					continue

@@ -21,12 +21,12 @@ import (
 //   - French: the light stemmer rewrites up to two of the last letters
 //     left (indicateur → indiqu, visualisation → visuel), -ive to -if
 //     (vivement → vif), folle and molle to fou and mou, and collapses
-//     repeated letters anywhere (appelle → apel): its needles are looked
-//     for in the text with repeated letters (a to z) collapsed too;
+//     repeated letters anywhere (appelle → apel): its needles are matched
+//     as if the text's repeated letters (a to z) were collapsed too;
 //   - a path's words and a tag or type written in the query are not
 //     stemmed: they are their own needles.
 //
-// A needle counts where it starts a word (the text before it is not a
+// A needle counts where it starts a word (the byte before it is not a
 // letter, digit or underscore of ASCII: the tokenizer starts no word in
 // the middle of one, and elisions and possessives only cut a word's start
 // or end). scanneedle_test.go checks these rules against the analysers
@@ -38,7 +38,7 @@ import (
 // its needles starting a word of the text says the note may hold it.
 type scanWord struct {
 	needles   [][]byte
-	collapsed bool // look in the text with repeated letters collapsed
+	collapsed bool // match as if the text's repeated letters were collapsed
 }
 
 // maxScanWords bounds the words a scan looks for (a query is at most
@@ -150,33 +150,36 @@ func collapseRepeats(dst, src []byte) []byte {
 
 // scanView is a note's text as the scan reads it: its path first (a
 // title may be the file's name), then its file; lower case, Latin
-// letters folded; and, when a word needs it, the same with repeated
-// letters collapsed.
+// letters folded.
 type scanView struct {
-	folded, collapsed []byte
-	haveCollapsed     bool
-	it                norm.Iter
+	folded []byte
+	it     norm.Iter
 }
 
 func (v *scanView) set(path string, data []byte) {
 	v.folded = v.appendFolded(v.folded[:0], []byte(path))
 	v.folded = append(v.folded, '\n')
 	v.folded = v.appendFolded(v.folded, data)
-	v.haveCollapsed = false
 }
 
 // appendFolded appends src lower-cased and folded (foldLatin) to dst:
-// ASCII byte by byte, the rest a stretch at a time, with the ASCII letter
-// before it (a combining accent composes with it).
+// ASCII a run at a time, the rest a stretch at a time, with the ASCII
+// letter before it (a combining accent composes with it).
 func (v *scanView) appendFolded(dst, src []byte) []byte {
 	for i := 0; i < len(src); {
-		c := src[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
+		j := i
+		for j < len(src) && src[j] < utf8.RuneSelf {
+			j++
+		}
+		if j > i {
+			n := len(dst)
+			dst = append(dst, src[i:j]...)
+			for k, c := range dst[n:] {
+				if 'A' <= c && c <= 'Z' {
+					dst[n+k] = c + 'a' - 'A'
+				}
 			}
-			dst = append(dst, c)
-			i++
+			i = j
 			continue
 		}
 		start := i
@@ -192,49 +195,74 @@ func (v *scanView) appendFolded(dst, src []byte) []byte {
 	return dst
 }
 
-// count says how many times each word's needles start a word of the
-// text, or nil when none does.
-func (v *scanView) count(words []scanWord) []uint8 {
-	var out []uint8
+// scanMatcher finds the words' needles in a text in one pass: at each
+// place where a word of the text starts, the needles beginning with its
+// byte are compared with what follows.
+type scanMatcher struct {
+	words   int
+	byFirst [256][]scanNeedle
+}
+
+type scanNeedle struct {
+	word      int
+	needle    []byte
+	collapsed bool
+}
+
+func newScanMatcher(words []scanWord) *scanMatcher {
+	m := &scanMatcher{words: len(words)}
 	for i, w := range words {
-		text := v.folded
-		if w.collapsed {
-			if !v.haveCollapsed {
-				v.collapsed = collapseRepeats(v.collapsed[:0], v.folded)
-				v.haveCollapsed = true
+		for _, n := range w.needles {
+			m.byFirst[n[0]] = append(m.byFirst[n[0]], scanNeedle{word: i, needle: n, collapsed: w.collapsed})
+		}
+	}
+	return m
+}
+
+// count says how many times (at most 255) each word's needles start a
+// word of text, or nil when none does.
+func (m *scanMatcher) count(text []byte) []uint8 {
+	var out []uint8
+	inWord := false
+	for p, c := range text {
+		if !inWord {
+			for _, n := range m.byFirst[c] {
+				var ok bool
+				if n.collapsed {
+					ok = collapsedAt(text[p:], n.needle)
+				} else {
+					ok = bytes.HasPrefix(text[p:], n.needle)
+				}
+				if !ok {
+					continue
+				}
+				if out == nil {
+					out = make([]uint8, m.words)
+				}
+				if out[n.word] < 255 {
+					out[n.word]++
+				}
 			}
-			text = v.collapsed
 		}
-		n := 0
-		for _, nd := range w.needles {
-			n += countStarts(text, nd, 255-n)
-		}
-		if n > 0 {
-			if out == nil {
-				out = make([]uint8, len(words))
-			}
-			out[i] = uint8(n)
-		}
+		inWord = asciiWordByte(c)
 	}
 	return out
 }
 
-// countStarts counts the places where needle starts a word of text, up
-// to most.
-func countStarts(text, needle []byte, most int) int {
-	n := 0
-	for i := 0; n < most; {
-		j := bytes.Index(text[i:], needle)
-		if j < 0 {
-			break
+// collapsedAt says whether text starts with needle once its runs of one
+// letter (a to z) are written once.
+func collapsedAt(text, needle []byte) bool {
+	i := 0
+	for _, c := range needle {
+		if i >= len(text) || text[i] != c {
+			return false
 		}
-		p := i + j
-		if p == 0 || !asciiWordByte(text[p-1]) {
-			n++
+		i++
+		for 'a' <= c && c <= 'z' && i < len(text) && text[i] == c {
+			i++
 		}
-		i = p + 1
 	}
-	return n
+	return true
 }
 
 func asciiWordByte(c byte) bool {

@@ -133,6 +133,15 @@ func TestSearchDuringFirstBuildReadsTheNotesNotIndexed(t *testing.T) {
 		}
 	}
 	check("before any note is indexed", true)
+	// A note written meanwhile waits for the build's end to be indexed:
+	// it is read too.
+	late, err := v2.CreateNote(owner, CreateArgs{Project: "acme/platform", Body: "# Pond survey\n\nBladderwort floats in the pond.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := v2.Search(ctx, sam, SearchArgs{Query: "bladderwort", Mode: "lexical"}); err != nil || len(r.Results) != 1 || r.Results[0].Path != late.Path {
+		t.Errorf("a note written during the build: %+v, %v", r, err)
+	}
 	if b := v2.index.build.Load(); b == nil || b.ix.Len() != 0 {
 		t.Fatal("the searches were not all made before the first note was indexed")
 	}
