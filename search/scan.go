@@ -17,7 +17,7 @@ import (
 // notes), or a long note waits for the vault's background lane, some
 // notes are not in the index, and a search of the index alone would not
 // find them. A search then scans them: Scan reads their text (bounded:
-// MaxScanNotes, maxScanBytes), keeps those where one of the query's words
+// MaxScanNotes, MaxScanBytes), keeps those where one of the query's words
 // may be (scanneedle.go: a cheap look at the bytes, which never misses a
 // word the analysis would find, short of the exceptions it documents),
 // and analyses the most promising of them as the index would analyse
@@ -31,10 +31,13 @@ import (
 // out, and ScanReport.Cut says so.
 const (
 	MaxScanNotes = 200_000
-	maxScanBytes = 512 << 20
-	// scanDocBytes: a longer note is scored on its first scanDocBytes
-	// (its analysis costs about 0.2 s per MiB and language).
-	scanDocBytes = 1 << 20
+	MaxScanBytes = 512 << 20
+	// scanDocBytes: a longer note is scored on its first scanDocBytes,
+	// and a search analyses at most ScanAnalysedBytes of bodies (analysis
+	// costs about 0.2 s per MiB and language: long notes waiting in the
+	// lane must not make a search as slow as their indexing).
+	scanDocBytes      = 256 << 10
+	ScanAnalysedBytes = 4 << 20
 )
 
 // scanScored is how many of the notes that may hold the query's words are
@@ -63,7 +66,7 @@ type ScanReport struct {
 	Matched int  // read, and where one of the query's words may be
 	Scored  int  // of those, analysed and scored as the index would
 	Found   int  // of those, in the lexical list of the answer
-	Cut     bool // a bound stopped the scan: Read < Notes
+	Cut     bool // a bound left notes out: not read, or not analysed
 }
 
 // Scanned is a query's scan of the notes not in the index: the notes
@@ -192,7 +195,7 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 				if err != nil {
 					continue // gone since, or unreadable: as the index leaves it out
 				}
-				if bytesRead.Add(int64(len(data))) > maxScanBytes {
+				if bytesRead.Add(int64(len(data))) > MaxScanBytes {
 					cut.Store(true)
 					return
 				}
@@ -224,7 +227,8 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 // and analyses each field as the index would.
 func (s *Scanned) analyse(ctx context.Context, ix *Index, f Filter, u *Unindexed, seen []sighting) error {
 	docs := make([]*scannedDoc, len(seen))
-	var next atomic.Int64
+	var next, analysed atomic.Int64
+	var cut atomic.Bool
 	var wg sync.WaitGroup
 	for range min(runtime.NumCPU(), 8, len(seen)) {
 		wg.Go(func() {
@@ -243,6 +247,10 @@ func (s *Scanned) analyse(ctx context.Context, ix *Index, f Filter, u *Unindexed
 				if d == nil || !f.admits(d) {
 					continue
 				}
+				if analysed.Add(int64(min(len(d.Body), scanDocBytes))) > ScanAnalysedBytes {
+					cut.Store(true) // the most promising notes were analysed first
+					return
+				}
 				docs[i] = ix.analyseDoc(d)
 			}
 		})
@@ -251,6 +259,7 @@ func (s *Scanned) analyse(ctx context.Context, ix *Index, f Filter, u *Unindexed
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("scan the notes not indexed yet: %w", err)
 	}
+	s.Report.Cut = s.Report.Cut || cut.Load()
 	for _, d := range docs {
 		if d != nil {
 			s.docs = append(s.docs, d)

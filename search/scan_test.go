@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -228,6 +229,40 @@ func TestScanNeedlesSeeEveryWordOfTheirTerm(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Long notes (waiting in the vault's lane) are scored on their start, and
+// a search analyses a bounded amount of text: past it, the report says
+// the scan was cut, and the notes analysed are the most promising ones.
+func TestScanBoundsTheTextItAnalyses(t *testing.T) {
+	ix, _ := openT(t, t.TempDir(), nil, nil)
+	defer ix.Close()
+	var docs []*Doc
+	filler := strings.Repeat("plain filler words ", scanDocBytes/8)
+	for i := range 20 {
+		body := "The sundew report. " + filler
+		if i == 7 {
+			body = "The sundew report, sundew and sundew again. " + filler
+		}
+		docs = append(docs, &Doc{Path: fmt.Sprintf("long/%02d.md", i), Scope: "p:acme", Body: body})
+	}
+	u := unindexedFiles(t, t.TempDir(), docs)
+	q := Query{Text: "sundew", Mode: Lexical, Limit: 10, Filter: Filter{Scopes: []string{"p:acme"}}}
+	sc, err := ix.Scan(context.Background(), q, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := sc.Report; !rep.Cut || rep.Read != 20 || rep.Matched != 20 || rep.Scored == 0 || rep.Scored > ScanAnalysedBytes/scanDocBytes {
+		t.Errorf("report %+v: want every note read, at most %d analysed, and the cut said", rep, ScanAnalysedBytes/scanDocBytes)
+	}
+	if sc.doc("long/07.md") == nil {
+		t.Error("the note saying the word most often was not analysed")
+	}
+	for _, d := range sc.docs {
+		if n := len(d.doc.Body); n > scanDocBytes {
+			t.Errorf("%s: %d bytes of body analysed", d.doc.Path, n)
 		}
 	}
 }

@@ -153,7 +153,7 @@ func scanNotice(r *search.ScanReport) string {
 	}
 	s := fmt.Sprintf("%d not indexed were read instead, %d may hold your words (%d ranked by their words alone: semantic search does not know them yet)", r.Read, r.Matched, r.Found)
 	if r.Cut {
-		s += fmt.Sprintf("; %d were not read (a bound of the scan)", r.Notes-r.Read)
+		s += fmt.Sprintf("; the reading stopped at a bound (%d notes or %d MiB read, %d MiB analysed): some may be missing", search.MaxScanNotes, search.MaxScanBytes>>20, search.ScanAnalysedBytes>>20)
 	}
 	return s
 }
