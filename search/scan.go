@@ -40,6 +40,11 @@ const (
 	ScanAnalysedBytes = 4 << 20
 )
 
+// scanWorkers is how many goroutines a scan reads and analyses on: half
+// the cores (one of two), so that a build running beside it (which its
+// searches are made during) keeps the other half.
+func scanWorkers() int { return min(max(runtime.NumCPU()/2, 1), 4) }
+
 // scanScored is how many of the notes that may hold the query's words are
 // analysed and scored, for a lexical list n deep: the best by a cheap
 // estimate (Scanned.estimate) are, so the list's n best are among them.
@@ -138,7 +143,7 @@ func (ix *Index) Scan(ctx context.Context, q Query, u *Unindexed) (*Scanned, err
 	for i := range seen {
 		seen[i].score = s.estimate(seen[i].counts)
 	}
-	slices.SortStableFunc(seen, func(a, b sighting) int {
+	slices.SortFunc(seen, func(a, b sighting) int {
 		if a.score != b.score {
 			if a.score > b.score {
 				return -1
@@ -179,7 +184,7 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 	var bytesRead atomic.Int64
 	var cut atomic.Bool
 	m := newScanMatcher(s.words)
-	workers := min(runtime.NumCPU(), 8, len(paths))
+	workers := min(scanWorkers(), len(paths))
 	found := make([][]sighting, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -203,8 +208,7 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 				if cap(data) > cap(buf) {
 					buf = data[:0]
 				}
-				view.set(paths[i], data)
-				if counts := m.count(view.folded); counts != nil {
+				if counts := view.count(m, paths[i], data); counts != nil {
 					found[w] = append(found[w], sighting{path: paths[i], counts: counts})
 				}
 			}
@@ -230,7 +234,7 @@ func (s *Scanned) analyse(ctx context.Context, ix *Index, f Filter, u *Unindexed
 	var next, analysed atomic.Int64
 	var cut atomic.Bool
 	var wg sync.WaitGroup
-	for range min(runtime.NumCPU(), 8, len(seen)) {
+	for range min(scanWorkers(), len(seen)) {
 		wg.Go(func() {
 			var buf []byte // a Doc holds no part of it
 			for {

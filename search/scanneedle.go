@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
 
@@ -148,18 +149,47 @@ func collapseRepeats(dst, src []byte) []byte {
 	return dst
 }
 
-// scanView is a note's text as the scan reads it: its path first (a
-// title may be the file's name), then its file; lower case, Latin
-// letters folded.
+// scanView reads a note's text for the matcher: its path first (a
+// title may be the file's name), then its file; Latin letters folded as
+// the analysers fold them. Text in ASCII alone is matched as it is (the
+// matcher ignores its case); other text is folded (and lower-cased) into
+// a buffer first.
 type scanView struct {
 	folded []byte
 	it     norm.Iter
 }
 
-func (v *scanView) set(path string, data []byte) {
-	v.folded = v.appendFolded(v.folded[:0], []byte(path))
-	v.folded = append(v.folded, '\n')
-	v.folded = v.appendFolded(v.folded, data)
+// count says how many times (at most 255) each of m's words' needles
+// start a word of the note at path, its file holding data; nil when
+// none does.
+func (v *scanView) count(m *scanMatcher, path string, data []byte) []uint8 {
+	out := m.countIn(nil, v.text([]byte(path)))
+	return m.countIn(out, v.text(data))
+}
+
+// text is src ready for the matcher.
+func (v *scanView) text(src []byte) []byte {
+	if asciiOnly(src) {
+		return src
+	}
+	v.folded = v.appendFolded(v.folded[:0], src)
+	return v.folded
+}
+
+// asciiOnly says whether b is ASCII, eight bytes at a time.
+func asciiOnly(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // appendFolded appends src lower-cased and folded (foldLatin) to dst:
@@ -175,9 +205,7 @@ func (v *scanView) appendFolded(dst, src []byte) []byte {
 			n := len(dst)
 			dst = append(dst, src[i:j]...)
 			for k, c := range dst[n:] {
-				if 'A' <= c && c <= 'Z' {
-					dst[n+k] = c + 'a' - 'A'
-				}
+				dst[n+k] = lowerASCII[c]
 			}
 			i = j
 			continue
@@ -197,7 +225,7 @@ func (v *scanView) appendFolded(dst, src []byte) []byte {
 
 // scanMatcher finds the words' needles in a text in one pass: at each
 // place where a word of the text starts, the needles beginning with its
-// byte are compared with what follows.
+// byte (case aside) are compared with what follows.
 type scanMatcher struct {
 	words   int
 	byFirst [256][]scanNeedle
@@ -219,21 +247,14 @@ func newScanMatcher(words []scanWord) *scanMatcher {
 	return m
 }
 
-// count says how many times (at most 255) each word's needles start a
-// word of text, or nil when none does.
-func (m *scanMatcher) count(text []byte) []uint8 {
-	var out []uint8
+// countIn adds to out (nil: none yet) how many times each word's needles
+// start a word of text, at most 255.
+func (m *scanMatcher) countIn(out []uint8, text []byte) []uint8 {
 	inWord := false
 	for p, c := range text {
 		if !inWord {
-			for _, n := range m.byFirst[c] {
-				var ok bool
-				if n.collapsed {
-					ok = collapsedAt(text[p:], n.needle)
-				} else {
-					ok = bytes.HasPrefix(text[p:], n.needle)
-				}
-				if !ok {
+			for _, n := range m.byFirst[lowerASCII[c]] {
+				if n.collapsed && !collapsedAt(text[p:], n.needle) || !n.collapsed && !prefixAt(text[p:], n.needle) {
 					continue
 				}
 				if out == nil {
@@ -244,27 +265,50 @@ func (m *scanMatcher) count(text []byte) []uint8 {
 				}
 			}
 		}
-		inWord = asciiWordByte(c)
+		inWord = asciiWord[c]
 	}
 	return out
 }
 
-// collapsedAt says whether text starts with needle once its runs of one
-// letter (a to z) are written once.
+// prefixAt says whether text starts with needle, case aside (ASCII).
+func prefixAt(text, needle []byte) bool {
+	if len(text) < len(needle) {
+		return false
+	}
+	for i, c := range needle {
+		if lowerASCII[text[i]] != c {
+			return false
+		}
+	}
+	return true
+}
+
+// collapsedAt says whether text starts with needle, case aside (ASCII),
+// once its runs of one letter (a to z) are written once.
 func collapsedAt(text, needle []byte) bool {
 	i := 0
 	for _, c := range needle {
-		if i >= len(text) || text[i] != c {
+		if i >= len(text) || lowerASCII[text[i]] != c {
 			return false
 		}
 		i++
-		for 'a' <= c && c <= 'z' && i < len(text) && text[i] == c {
+		for 'a' <= c && c <= 'z' && i < len(text) && lowerASCII[text[i]] == c {
 			i++
 		}
 	}
 	return true
 }
 
-func asciiWordByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
-}
+// lowerASCII lower-cases an ASCII byte (and leaves every other alone);
+// asciiWord says whether a byte is an ASCII letter, digit or underscore:
+// the tokenizer starts no word right after one.
+var lowerASCII, asciiWord = func() (l [256]byte, w [256]bool) {
+	for c := range 256 {
+		l[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			l[c] = byte(c + 'a' - 'A')
+		}
+		w[c] = 'a' <= l[c] && l[c] <= 'z' || '0' <= c && c <= '9' || c == '_'
+	}
+	return l, w
+}()

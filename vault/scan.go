@@ -65,7 +65,7 @@ func (v *Vault) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
 	if len(paths) == 0 {
 		return nil
 	}
-	return &search.Unindexed{Paths: paths, Read: v.readForScan, Doc: v.scanDoc}
+	return &search.Unindexed{Paths: paths, Doc: v.scanDoc}
 }
 
 // lanePaths are the notes the lane holds (queued or being indexed).
@@ -89,15 +89,24 @@ func (v *Vault) scanUnindexed(ctx context.Context, ix *search.Index, b *firstBui
 	if u == nil {
 		return nil, nil
 	}
+	// Opened relative to the vault's folder: its path is not walked again
+	// for each note.
+	root, err := syscall.Open(v.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("scan the notes not indexed yet: %w", err)
+	}
+	defer syscall.Close(root)
+	u.Read = func(p string, buf []byte) ([]byte, error) { return readForScan(root, p, buf) }
 	return ix.Scan(ctx, q, u)
 }
 
-// readForScan reads the note at p, into buf when it is large enough, as
-// readFileNoFollow does (no symbolic link, a regular file, bounded), with
-// the system calls alone: an os.File costs a scan of 100,000 notes as
-// much again (the poller's registration, a finalizer).
-func (v *Vault) readForScan(p string, buf []byte) ([]byte, error) {
-	fd, err := syscall.Open(v.abs(p), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+// readForScan reads the note at p in the folder root (a descriptor), into
+// buf when it is large enough, as readFileNoFollow does (no symbolic link,
+// a regular file, bounded), with the system calls alone: an os.File costs
+// a scan of 100,000 notes as much again (the poller's registration, a
+// finalizer).
+func readForScan(root int, p string, buf []byte) ([]byte, error) {
+	fd, err := syscall.Openat(root, p, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
