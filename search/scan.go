@@ -189,7 +189,7 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			var buf []byte
+			var buf, arena []byte
 			var view scanView
 			for {
 				i := int(next.Add(1) - 1)
@@ -209,7 +209,14 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 					buf = data[:0]
 				}
 				if counts := view.count(m, paths[i], data); counts != nil {
-					found[w] = append(found[w], sighting{path: paths[i], counts: counts})
+					// Kept in one arena per worker: a scan of 100,000
+					// notes made as many allocations, during a build
+					// whose collector runs often (leanGC).
+					if len(arena)+len(counts) > cap(arena) {
+						arena = make([]uint8, 0, max(64<<10, len(counts)))
+					}
+					arena = append(arena, counts...)
+					found[w] = append(found[w], sighting{path: paths[i], counts: arena[len(arena)-len(counts):]})
 				}
 			}
 		})

@@ -156,15 +156,25 @@ func collapseRepeats(dst, src []byte) []byte {
 // a buffer first.
 type scanView struct {
 	folded []byte
+	counts []uint8
 	it     norm.Iter
 }
 
 // count says how many times (at most 255) each of m's words' needles
 // start a word of the note at path, its file holding data; nil when
-// none does.
+// none does. The counts are the view's until its next count.
 func (v *scanView) count(m *scanMatcher, path string, data []byte) []uint8 {
-	out := m.countIn(nil, v.text([]byte(path)))
-	return m.countIn(out, v.text(data))
+	if cap(v.counts) < m.words {
+		v.counts = make([]uint8, m.words)
+	}
+	out := v.counts[:m.words]
+	clear(out)
+	found := m.countIn(out, v.text([]byte(path)))
+	found = m.countIn(out, v.text(data)) || found
+	if !found {
+		return nil
+	}
+	return out
 }
 
 // text is src ready for the matcher.
@@ -247,9 +257,10 @@ func newScanMatcher(words []scanWord) *scanMatcher {
 	return m
 }
 
-// countIn adds to out (nil: none yet) how many times each word's needles
-// start a word of text, at most 255.
-func (m *scanMatcher) countIn(out []uint8, text []byte) []uint8 {
+// countIn adds to out (one count per word) how many times each word's
+// needles start a word of text, at most 255, and says whether any did.
+func (m *scanMatcher) countIn(out []uint8, text []byte) bool {
+	found := false
 	inWord := false
 	for p, c := range text {
 		if !inWord {
@@ -257,9 +268,7 @@ func (m *scanMatcher) countIn(out []uint8, text []byte) []uint8 {
 				if n.collapsed && !collapsedAt(text[p:], n.needle) || !n.collapsed && !prefixAt(text[p:], n.needle) {
 					continue
 				}
-				if out == nil {
-					out = make([]uint8, m.words)
-				}
+				found = true
 				if out[n.word] < 255 {
 					out[n.word]++
 				}
@@ -267,7 +276,7 @@ func (m *scanMatcher) countIn(out []uint8, text []byte) []uint8 {
 		}
 		inWord = asciiWord[c]
 	}
-	return out
+	return found
 }
 
 // prefixAt says whether text starts with needle, case aside (ASCII).

@@ -44,12 +44,23 @@ func (v *Vault) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
 	slices.Sort(extra)
 	extra = slices.Compact(extra)
 	ps := v.projectSet()
+	// A note's scope is its folder's (but for a file right under people/
+	// or banks/, named as its scope is): known once per folder.
+	inScope := map[string]bool{}
 	admits := func(p string) bool {
 		if f.PathPrefix != "" && !strings.HasPrefix(p, f.PathPrefix) {
 			return false
 		}
-		scope, _, _ := scopeIn(ps, p)
-		return slices.Contains(f.Scopes, scope)
+		dir := parentDir(p)
+		ok, known := inScope[dir]
+		if !known {
+			scope, _, _ := scopeIn(ps, p)
+			ok = slices.Contains(f.Scopes, scope)
+			if dir != PeopleDir && dir != BanksDir {
+				inScope[dir] = ok
+			}
+		}
+		return ok
 	}
 	var paths []string
 	for _, p := range rest {
