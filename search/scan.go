@@ -70,7 +70,7 @@ type ScanReport struct {
 	Read    int  // of them, read
 	Matched int  // read, and where one of the query's words may be
 	Scored  int  // of those, analysed and scored as the index would
-	Found   int  // of those, in the lexical list of the answer
+	Found   int  // of those, among the answer's hits
 	Cut     bool // a bound left notes out: not read, or not analysed
 }
 
@@ -193,7 +193,7 @@ func (s *Scanned) sight(ctx context.Context, u *Unindexed) ([]sighting, error) {
 			var view scanView
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(paths) || ctx.Err() != nil {
+				if i >= len(paths) || i%64 == 0 && ctx.Err() != nil {
 					return
 				}
 				data, err := u.Read(paths[i], buf)

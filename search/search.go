@@ -178,8 +178,14 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	ix.mu.RUnlock()
 	if q.Scanned != nil {
 		rep := q.Scanned.Report
+		read := map[string]bool{}
 		for _, h := range lex {
 			if h.scanned != nil {
+				read[h.Path] = true
+			}
+		}
+		for _, h := range res.Hits {
+			if read[h.Path] {
 				rep.Found++
 			}
 		}

@@ -351,6 +351,20 @@ func (c *catalog) pathOf(id string) string {
 	return ""
 }
 
+// changedNotes are the notes the catalog re-read since the index's last
+// update, those that still exist.
+func (v *Vault) changedNotes() []string {
+	v.catMu.Lock()
+	defer v.catMu.Unlock()
+	var out []string
+	for p := range v.catalog.changed {
+		if v.catalog.entries[p] != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // entry returns the catalog's entry for a path (nil when unknown); with
 // load, a path the catalog does not know yet is read first.
 func (v *Vault) entry(p string, load bool) *catEntry {

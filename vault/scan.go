@@ -33,13 +33,7 @@ func (v *Vault) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
 		b.mu.Unlock()
 		// Written since the build began: the build's lock holds their
 		// update back until it ends.
-		v.catMu.Lock()
-		for p := range v.catalog.changed {
-			if v.catalog.entries[p] != nil {
-				extra = append(extra, p)
-			}
-		}
-		v.catMu.Unlock()
+		extra = append(extra, v.changedNotes()...)
 	}
 	slices.Sort(extra)
 	extra = slices.Compact(extra)
@@ -171,7 +165,7 @@ func scanNotice(r *search.ScanReport) string {
 	if r == nil || r.Notes == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("%d not indexed were read instead, %d may hold your words (%d ranked by their words alone: semantic search does not know them yet)", r.Read, r.Matched, r.Found)
+	s := fmt.Sprintf("%d not indexed were read instead, %d may hold your words (%d of the results come from them, ranked by their words alone: semantic search does not know them yet)", r.Read, r.Matched, r.Found)
 	if r.Cut {
 		s += fmt.Sprintf("; the reading stopped at a bound (%d notes or %d MiB read, %d MiB analysed): some may be missing", search.MaxScanNotes, search.MaxScanBytes>>20, search.ScanAnalysedBytes>>20)
 	}
