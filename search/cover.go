@@ -9,10 +9,11 @@ import (
 var coverFields = []string{fBody, fTitle, fAliases, fMeta, fContext}
 
 // lexCover is the share of the query's content words, weighted by their
-// inverse document frequency, that the note at path holds in any of its
+// inverse document frequency, that the note of hit holds in any of its
 // text fields, in either language: how much of what was asked the best
-// lexical hit says. Read from the postings (a seek per word), not stored.
-func (ix *Index) lexCover(ctx context.Context, text, path string) float64 {
+// lexical hit says. Read from the postings (a seek per word), not stored;
+// for a note a scan read, from its analysed fields.
+func (ix *Index) lexCover(ctx context.Context, text string, hit lexHit) float64 {
 	text, _ = splitScaffolding(text)
 	analysed := ix.analyse(text)
 	adv, err := ix.bleve.Advanced()
@@ -24,8 +25,8 @@ func (ix *Index) lexCover(ctx context.Context, text, path string) float64 {
 		return 0
 	}
 	defer r.Close()
-	id, err := r.InternalID(path)
-	if err != nil || id == nil {
+	id, err := r.InternalID(hit.Path)
+	if hit.scanned == nil && (err != nil || id == nil) {
 		return 0
 	}
 	n, _ := r.DocCount()
@@ -49,7 +50,9 @@ func (ix *Index) lexCover(ctx context.Context, text, path string) float64 {
 				if base == fBody {
 					df = int(tfr.Count())
 				}
-				if d, err := tfr.Advance(id, nil); err == nil && d != nil && d.ID.Equals(id) {
+				if hit.scanned != nil {
+					found = hit.scanned.fields[base+"_"+l].freq[t] > 0
+				} else if d, err := tfr.Advance(id, nil); err == nil && d != nil && d.ID.Equals(id) {
 					found = true
 				}
 				tfr.Close()

@@ -403,12 +403,14 @@ func (ix *Index) commonTerms(ctx context.Context, analysed [][]string, keepAll b
 
 // lexHit is one lexical result.
 type lexHit struct {
-	Path  string
-	Score float64
+	Path    string
+	Score   float64
+	scanned *scannedDoc // the note a scan read, not the index (scan.go)
 }
 
-// lexical runs the BM25 query: the best n documents within the filter.
-func (ix *Index) lexical(ctx context.Context, text string, f Filter, n int) ([]lexHit, int, error) {
+// lexical runs the BM25 query: the best n documents within the filter,
+// the notes sc analysed included (nil: none).
+func (ix *Index) lexical(ctx context.Context, text string, f Filter, n int, sc *Scanned) ([]lexHit, int, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, 0, nil
 	}
@@ -430,6 +432,9 @@ func (ix *Index) lexical(ctx context.Context, text string, f Filter, n int) ([]l
 	out := make([]lexHit, 0, len(res.Hits))
 	for _, h := range res.Hits {
 		out = append(out, lexHit{Path: h.ID, Score: h.Score})
+	}
+	if out, err = ix.mergeScanned(ctx, out, tq, required, n, sc); err != nil {
+		return nil, 0, err
 	}
 	return out, int(res.Total), nil
 }

@@ -34,6 +34,9 @@ type Query struct {
 	Mode   Mode
 	Limit  int
 	Filter Filter
+	// Scanned are notes the index does not hold yet, read for this query
+	// (Index.Scan): the lexical list scores them too.
+	Scanned *Scanned
 }
 
 // Rank is where one list placed a hit (1 is first).
@@ -74,6 +77,9 @@ type Result struct {
 	// VectorsPending counts documents not embedded yet (their vectors are
 	// being made in the background).
 	VectorsPending int
+	// Scan says what was read of the notes not in the index (nil when
+	// the query had none: Query.Scanned).
+	Scan *ScanReport
 }
 
 // Fusion. A hit's score is the weighted sum over lists of w/(k + rank)
@@ -134,7 +140,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	var lexErr error
 	if res.Mode != Semantic {
-		lex, _, lexErr = ix.lexical(ctx, text, q.Filter, n)
+		lex, _, lexErr = ix.lexical(ctx, text, q.Filter, n, q.Scanned)
 	}
 	sr := <-semc
 	if lexErr != nil {
@@ -162,7 +168,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		if len(lex) > 0 && res.SemanticWeight > 0 {
 			// The semantic list weighs no more than the odds that the
 			// best lexical hit leaves the query unsaid (fuse.go).
-			if c := ix.lexCover(ctx, text, lex[0].Path); c > 0 {
+			if c := ix.lexCover(ctx, text, lex[0]); c > 0 {
 				res.SemanticWeight = min(res.SemanticWeight, (1-c)/c)
 			}
 		}
@@ -170,6 +176,21 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	ix.mu.RLock()
 	res.Hits = ix.fuse(lex, sem, res.SemanticWeight, names, q, res.Mode)
 	ix.mu.RUnlock()
+	if q.Scanned != nil {
+		rep := q.Scanned.Report
+		read := map[string]bool{}
+		for _, h := range lex {
+			if h.scanned != nil {
+				read[h.Path] = true
+			}
+		}
+		for _, h := range res.Hits {
+			if read[h.Path] {
+				rep.Found++
+			}
+		}
+		res.Scan = &rep
+	}
 	return res, nil
 }
 

@@ -222,6 +222,21 @@ func (c *catalog) takeChanged(force map[string]bool, all bool) (changed map[stri
 	return changed, stamps
 }
 
+// changedNotes are the notes put since the index last took the changed
+// paths (takeChanged), those that still exist; unlike takeChanged, it
+// leaves them to the index.
+func (c *catalog) changedNotes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for p := range c.changed {
+		if c.entries[p] != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // giveBack marks paths changed again, for the next update of the index.
 func (c *catalog) giveBack(paths []string) {
 	c.mu.Lock()

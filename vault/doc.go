@@ -55,6 +55,8 @@
 //   - index.go, indexlane.go, indexopen.go, firstbuild.go, rebuild.go,
 //     leangc.go: the search index kept up to date in the background, its
 //     first build, a rebuild beside the live one, the collector's setting.
+//   - scan.go: the notes not in the index yet (a first build's rest, long
+//     notes in the lane), read from disk by a search meanwhile.
 //
 // The memory families and maintenance:
 //   - session.go, memory.go: start_session and the agent's memory about the

@@ -58,9 +58,10 @@ func (b *firstBuild) pending(v *Vault, scopes []string) int {
 }
 
 // partialSearch runs q on the index the first build is filling, without
-// waiting for it (Options.AnswerDuringBuild): ok false when no first
-// build runs, or one of a single step (the caller waits for it). The
-// result's notice says that notes are missing.
+// waiting for it (Options.AnswerDuringBuild), and on the notes it has not
+// reached yet, read from disk (scan.go): ok false when no first build
+// runs, or one of a single step (the caller waits for it). The result's
+// notice says how many notes are not indexed and what was read of them.
 func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, bool, error) {
 	s := &v.index
 	s.openMu.Lock()
@@ -77,6 +78,13 @@ func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Inde
 	if b == nil || b.indexed() <= indexStep {
 		return nil, nil, false, nil // none, or one step: wait for it
 	}
+	// The notes not indexed yet are read before useMu is taken: a swap
+	// never waits for that.
+	sc, err := v.scanUnindexed(ctx, b.ix, b, q)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	q.Scanned = sc
 	v.index.useMu.RLock()
 	defer v.index.useMu.RUnlock()
 	if v.index.ix.Load() != b.ix || v.index.build.Load() != b {
@@ -87,7 +95,11 @@ func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Inde
 		return nil, nil, true, err
 	}
 	if n := b.pending(v, q.Filter.Scopes); n > 0 {
-		note := fmt.Sprintf("the search index is still being built: %d of your notes are not searchable yet (indexPending); search again in a few seconds for a complete answer", n)
+		note := fmt.Sprintf("the search index is still being built: %d of your notes are not in it yet (indexPending)", n)
+		if s := scanNotice(res.Scan); s != "" {
+			note += "; " + s
+		}
+		note += "; search again in a few seconds for a complete answer"
 		if res.Notice != "" {
 			note = res.Notice + "; " + note
 		}

@@ -343,13 +343,18 @@ func stampVersion(e *catEntry) string {
 // scopeOf is what decides access to a note (see roleAt): its owner's
 // personal domain, its innermost project, or the vault root (the owner's).
 func (v *Vault) scopeOf(p string) (scope, project, owner string) {
+	return scopeIn(v.projectSet(), p)
+}
+
+// scopeIn is scopeOf with the projects ps.
+func scopeIn(ps *projectSet, p string) (scope, project, owner string) {
 	if who, _, ok := personalPath(p); ok {
 		return "u:" + who, "", who
 	}
 	if bank, _, ok := bankPath(p); ok {
 		return "b:" + bank, "", ""
 	}
-	if pr := v.projectSet().of(p); pr != nil {
+	if pr := ps.of(p); pr != nil {
 		return "p:" + pr.Dir, pr.Handle, ""
 	}
 	return "root", "", ""
@@ -420,6 +425,15 @@ func (v *Vault) searchDoc(p string) (*search.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
+	d, n := v.docOf(p, data, fi)
+	d.Sequence = v.sequenceOf(p, n)
+	d.Context = v.contextOf(d.Sequence)
+	return d, nil
+}
+
+// docOf is the note at p, its file's bytes data and its file's info fi,
+// as the index sees it, less its sequence and its context.
+func (v *Vault) docOf(p string, data []byte, fi os.FileInfo) (*search.Doc, *note.Note) {
 	n := note.Parse(p, data)
 	e := &catEntry{Size: fi.Size(), Mtime: fi.ModTime()}
 	scope, project, owner := v.scopeOf(p)
@@ -430,9 +444,7 @@ func (v *Vault) searchDoc(p string) (*search.Doc, error) {
 	}
 	d.Date, d.Meta = noteDateAndMeta(n, fi.ModTime())
 	d.Who = whoOf(n)
-	d.Sequence = v.sequenceOf(p, n)
-	d.Context = v.contextOf(d.Sequence)
-	return d, nil
+	return d, n
 }
 
 // dateKeys are the frontmatter keys that give a note its own date, in

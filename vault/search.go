@@ -227,7 +227,8 @@ func (v *Vault) NoteCount() int {
 // runSearch runs a query on the index, brought up to date with every note
 // the catalog has seen first, so a search never misses a write of a note
 // up to 64 KiB; longer ones are indexed in the background, and a search
-// does not wait for them (IndexPending says how many there are).
+// does not wait for them (IndexPending says how many there are): it reads
+// them instead (scan.go).
 //
 // The index it returns may be closed by a Rebuild's swap as soon as it
 // returns: the caller only analyses text with it (Snippet, FirstMatch,
@@ -243,6 +244,12 @@ func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *
 		ix, err := v.searchIndexCtx(ctx)
 		if err != nil {
 			return nil, nil, err
+		}
+		if q.Scanned == nil {
+			// Long notes waiting in the lane, read before useMu is taken.
+			if q.Scanned, err = v.scanUnindexed(ctx, ix, nil, q); err != nil {
+				return nil, nil, err
+			}
 		}
 		// Taken once the index is known (never while waiting for a build,
 		// which a swap may be part of); a swap in between replaced it.

@@ -19,8 +19,10 @@
 //     one left when it stopped cleanly (stdin closed).
 //
 // Each reports, from the process's start: MCP initialize answered; the
-// first search answered with results (a query of words taken from a
-// generated note; errors, e.g. no host yet, are retried), and whether that
+// first search answered at all, and with how many results (during a
+// build, a search may answer with none); the first search answered with
+// results (a query of words taken from a generated note; errors, e.g. no
+// host yet, are retried), and whether that
 // reply was complete or said that vectors or long notes were still
 // pending (search's vectorsPending and indexPending); the full index
 // (Bleve and every vector): the first search whose reply has neither

@@ -28,6 +28,11 @@ type row struct {
 	indexAtStart                       string // none, reused, or rebuilt (why): the search index the process found
 	indexed, written, rested           measure.Mem
 	creates, edits                     []time.Duration
+	// firstAnswer is when the first search answered at all (no error),
+	// with firstHits results: a search during the build may answer with
+	// none (firstSearch is the first with results).
+	firstAnswer time.Duration
+	firstHits   int
 	// duringBuild are the searches made while the index was incomplete
 	// (each the time its answer took): no call may wait behind the build.
 	duringBuild []time.Duration
@@ -177,13 +182,14 @@ func measureRow(c config, bin, dir, scenario, query string, n int, sents []strin
 func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
 	r := row{scenario: scenario}
 	r.initialize = p.Initialized
-	s, at, took, err := firstSearch(p, query, c.within)
+	s, at, first, took, err := firstSearch(p, query, c.within)
 	r.duringBuild = took
+	r.firstAnswer, r.firstHits = first.at, first.hits
 	if err != nil {
 		return r, err
 	}
 	r.firstSearch, r.firstReply = at, s.describe()
-	logf(log, "%s: first search %s, %s", scenario, secs(at), r.firstReply)
+	logf(log, "%s: first answer %s with %d hits; first with results %s, %s", scenario, secs(first.at), first.hits, secs(at), r.firstReply)
 	for !s.complete() {
 		if time.Since(p.Started) > c.within {
 			return r, fmt.Errorf("index not complete %s after start: %s", c.within, s.describe())
@@ -213,19 +219,31 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 	return r, err
 }
 
+// answer is when a search first answered (from the process's start), and
+// with how many results.
+type answer struct {
+	at   time.Duration
+	hits int
+}
+
 // firstSearch searches until a reply has results, retrying errors (the
 // process may not host the vault yet), and returns that reply, when it
-// came (from the process's start), and how long each search took.
-func firstSearch(p *mcpproc.Proc, query string, within time.Duration) (searchOut, time.Duration, []time.Duration, error) {
+// came (from the process's start), the first reply that was no error, and
+// how long each search took.
+func firstSearch(p *mcpproc.Proc, query string, within time.Duration) (searchOut, time.Duration, answer, []time.Duration, error) {
 	var last error
 	var took []time.Duration
+	first := answer{at: -1}
 	for time.Since(p.Started) < within {
 		var s searchOut
 		t0 := time.Now()
 		err := p.Call("search", map[string]any{"query": query}, &s)
 		took = append(took, time.Since(t0))
+		if err == nil && first.at < 0 {
+			first = answer{at: time.Since(p.Started), hits: len(s.Results)}
+		}
 		if err == nil && len(s.Results) > 0 {
-			return s, time.Since(p.Started), took, nil
+			return s, time.Since(p.Started), first, took, nil
 		}
 		if err == nil {
 			err = fmt.Errorf("search %q found nothing: %s", query, s.describe())
@@ -233,7 +251,7 @@ func firstSearch(p *mcpproc.Proc, query string, within time.Duration) (searchOut
 		last = err
 		time.Sleep(50 * time.Millisecond)
 	}
-	return searchOut{}, 0, took, errors.Join(fmt.Errorf("no search answered with results within %s of start", within), last)
+	return searchOut{}, 0, first, took, errors.Join(fmt.Errorf("no search answered with results within %s of start", within), last)
 }
 
 // writes makes k writes through p, create_note and edit_note in turn (an

@@ -44,6 +44,9 @@ func TestSmoke(t *testing.T) {
 		if r.scenario != want[i].scenario || r.notes != 50 || r.commits != want[i].commits {
 			t.Errorf("row %d: %s, %d notes, %d commits; want %s, 50 notes, %d commits", i, r.scenario, r.notes, r.commits, want[i].scenario, want[i].commits)
 		}
+		if r.firstAnswer < r.initialize || r.firstSearch < r.firstAnswer || r.firstHits < 0 {
+			t.Errorf("row %d: first answer %s with %d hits, first with results %s", i, r.firstAnswer, r.firstHits, r.firstSearch)
+		}
 		if r.initialize <= 0 || r.firstSearch < r.initialize || r.fullIndex < r.firstSearch {
 			t.Errorf("row %d: initialize %s, first search %s, full index %s: want 0 < initialize ≤ first search ≤ full index", i, r.initialize, r.firstSearch, r.fullIndex)
 		}
