@@ -177,21 +177,26 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	res.Hits = ix.fuse(lex, sem, res.SemanticWeight, names, q, res.Mode)
 	ix.mu.RUnlock()
 	if q.Scanned != nil {
-		rep := q.Scanned.Report
-		read := map[string]bool{}
-		for _, h := range lex {
-			if h.scanned != nil {
-				read[h.Path] = true
-			}
-		}
-		for _, h := range res.Hits {
-			if read[h.Path] {
-				rep.Found++
-			}
-		}
-		res.Scan = &rep
+		res.Scan = scanReport(q.Scanned.Report, lex, res.Hits)
 	}
 	return res, nil
+}
+
+// scanReport is what a search read of the notes not in the index, with
+// Found the answer's hits that came from that reading.
+func scanReport(rep ScanReport, lex []lexHit, hits []Hit) *ScanReport {
+	read := map[string]bool{}
+	for _, h := range lex {
+		if h.scanned != nil {
+			read[h.Path] = true
+		}
+	}
+	for _, h := range hits {
+		if read[h.Path] {
+			rep.Found++
+		}
+	}
+	return &rep
 }
 
 // semResult is the semantic list, with the share of the query the
