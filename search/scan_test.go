@@ -119,15 +119,7 @@ func TestSearchFindsNotesNotIndexedYet(t *testing.T) {
 		u := unindexedFiles(t, t.TempDir(), scanCorpus[indexed:])
 		f := Filter{Scopes: []string{"p:acme", "u:ann"}}
 		q := Query{Text: "CDN provider decision", Mode: Lexical, Limit: 10, Filter: f}
-		sc, err := ix.Scan(context.Background(), q, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.Scanned = sc
-		r, err := ix.Search(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := scanAndSearch(t, ix, q, u)
 		got := strings.Join(paths(r), " ")
 		for _, p := range []string{"acme/decisions/cdn.md", "acme/meetings/Meeting 12.md", "people/ann/profile.md"} {
 			if !strings.Contains(got, p) {
@@ -164,15 +156,7 @@ func TestScanAppliesTheFilter(t *testing.T) {
 		{Filter{Scopes: []string{"u:ann"}}, "people/ann/profile.md"},
 	} {
 		q := Query{Text: "decision provider CDN salaries", Mode: Lexical, Limit: 10, Filter: c.f}
-		sc, err := ix.Scan(context.Background(), q, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.Scanned = sc
-		r, err := ix.Search(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := scanAndSearch(t, ix, q, u)
 		got := paths(r)
 		if strings.Join(got, " ") != c.want && !(len(got) == 2 && got[1]+" "+got[0] == c.want) {
 			t.Errorf("%+v: got %v, want %s", c.f, got, c.want)
@@ -264,4 +248,19 @@ func TestScanBoundsTheTextItAnalyses(t *testing.T) {
 			t.Errorf("%s: %d bytes of body analysed", d.doc.Path, n)
 		}
 	}
+}
+
+// scanAndSearch scans u for q, then searches with what the scan read.
+func scanAndSearch(t *testing.T, ix *Index, q Query, u *Unindexed) *Result {
+	t.Helper()
+	sc, err := ix.Scan(context.Background(), q, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Scanned = sc
+	r, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

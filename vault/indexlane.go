@@ -258,15 +258,7 @@ func (v *Vault) indexPending(scopes []string) int {
 	if b := v.index.build.Load(); b != nil {
 		first = b.pending(v, scopes)
 	}
-	v.index.laneMu.Lock()
-	paths := make([]string, 0, len(v.index.lane.queued)+1)
-	for p := range v.index.lane.queued {
-		paths = append(paths, p)
-	}
-	if c := v.index.lane.current; c != "" {
-		paths = append(paths, c)
-	}
-	v.index.laneMu.Unlock()
+	paths := v.lanePaths()
 	n := 0
 	for _, p := range paths {
 		s, _, _ := v.scopeOf(p)
