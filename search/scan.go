@@ -27,16 +27,17 @@ import (
 // They have no vectors yet: the semantic list does not see them.
 
 // Bounds of one scan; the notes past them are left out, and
-// ScanReport.Cut says so. MaxScanNotes is what one core reads in about
-// half a second (20 to 30 µs a note): reading all 100,000 notes of a
-// fresh clone took 1.8 s of CPU per search and, on the core the build
-// leaves, made the first answer 10.6 s instead of 6 s and the build 20 %
-// longer (docs/benchmarks-history.md, "A search during the first build
-// reads the notes not indexed"). The vault gives the notes in the order
-// to read them: the ones written during the build, then those the build
-// reaches last.
+// ScanReport.Cut says so. MaxScanNotes covers a 10,000-note vault's
+// whole first build, and is what one core reads in about a quarter of a
+// second (20 to 30 µs a note) when it has the core: beside a build it
+// gets less. Reading all 100,000 notes of a fresh clone made its first
+// answer 10.6 s instead of 6 s, and 25,000 of them 8.5 s
+// (docs/benchmarks-history.md, "A search during the first build reads the
+// notes not indexed"; docs/benchmarks.md, "A fresh clone's first
+// search"). The vault gives the notes in the order to read them: the
+// ones written during the build, then those the build reaches last.
 const (
-	MaxScanNotes = 25_000
+	MaxScanNotes = 10_000
 	MaxScanBytes = 512 << 20
 	// scanDocBytes: a longer note is scored on its first scanDocBytes,
 	// and a search analyses at most ScanAnalysedBytes of bodies (analysis
