@@ -27,10 +27,12 @@
 //   - write.go, edit.go, commit.go, linkwrite.go: the write path (create,
 //     edit, typed links), one commit per write with provenance trailers,
 //     compare-and-swap on versionTokens.
-//   - read.go, links.go, history.go, activity.go: reads (resolving a ref,
-//     get_note, listings), link listings, a note's history, recent activity.
-//   - reorganize.go, rewrite.go, upkeep.go: moves and renames that rewrite
-//     every link in its own style, and the link guard.
+//   - read.go, list.go, links.go, history.go, activity.go: reads
+//     (resolving a ref, get_note), folder listings, link listings, a
+//     note's history, recent activity.
+//   - reorganize.go, reorganizefolder.go, rewrite.go, upkeep.go: moves and
+//     renames of notes and folders that rewrite every link in its own
+//     style, and the link guard.
 //   - watch.go, stray.go, handfiles.go, stranded.go: edits made by hand,
 //     committed as the person's; files that are not notes; writes a git
 //     operation left off the branch.
