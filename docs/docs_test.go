@@ -13,9 +13,9 @@ import (
 
 // The repository's top-level folders: a path starting with one of them,
 // with a file's extension, names a file of the repository.
-var repoPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:cmd|vault|search|mcptools|gitstore|wikilinks|oauth|host|teamsync|bench|e2e|docs|sample-vault|\.ci)/[\w./-]*\.(?:go|md|mjs|json|yaml|yml|tsv|sh|txt|gz))\b`)
+var repoPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:cmd|vault|search|mcptools|gitstore|wikilinks|oauth|host|teamsync|internal|bench|e2e|docs|sample-vault|\.ci)/[\w./-]*\.(?:go|md|mjs|json|yaml|yml|tsv|sh|txt|gz))\b`)
 
-// docName is a document cited by its name alone (README.md, SECURITY.md):
+// docName is a document cited by its name alone (README.md, say):
 // some file of that name must be in the repository.
 var docName = regexp.MustCompile(`\b([A-Z]+(?:[-_][A-Z]+)*\.md)\b`)
 

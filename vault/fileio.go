@@ -7,6 +7,10 @@ import (
 	"syscall"
 )
 
+// maxReadBytes bounds a file the vault reads as a note (a write is
+// bounded by MaxNoteBytes; a larger file put there by hand is not read).
+const maxReadBytes = 4 * MaxNoteBytes
+
 // readFileNoFollow reads a regular file, refusing a symbolic link.
 func readFileNoFollow(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
@@ -21,8 +25,8 @@ func readFileNoFollow(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	if fi.Size() > 4*MaxNoteBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, 4*MaxNoteBytes)
+	if fi.Size() > maxReadBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxReadBytes)
 	}
 	return io.ReadAll(f)
 }

@@ -129,8 +129,8 @@ func readForScan(root int, p string, buf []byte) ([]byte, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, fmt.Errorf("%s is not a regular file", p)
 	}
-	if st.Size > 4*MaxNoteBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", p, 4*MaxNoteBytes)
+	if st.Size > maxReadBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, maxReadBytes)
 	}
 	size := int(st.Size)
 	if cap(buf) < size {
