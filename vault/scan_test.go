@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/indexing"
 )
 
 // holdFirstBuild reopens the vault at dir without its search index, with
@@ -18,11 +19,11 @@ import (
 // a server opens it); release lets it go on.
 func holdFirstBuild(t *testing.T, dir string) (v *Vault, release func()) {
 	t.Helper()
-	step := indexStep
-	indexStep = 2 // more than one step: searches answer during the build
+	step := indexing.Step
+	indexing.Step = 2 // more than one step: searches answer during the build
 	held, gate := make(chan struct{}), make(chan struct{})
 	var once, let sync.Once
-	buildHook = func(done, total int) {
+	indexing.TestHooks.Build = func(done, total int) {
 		once.Do(func() {
 			close(held)
 			<-gate
@@ -36,7 +37,7 @@ func holdFirstBuild(t *testing.T, dir string) (v *Vault, release func()) {
 	t.Cleanup(func() {
 		release()
 		v.Close()
-		buildHook, indexStep = nil, step
+		indexing.TestHooks.Build, indexing.Step = nil, step
 	})
 	go v.SearchIndex() // as `cairn serve` starts it
 	select {
@@ -80,11 +81,11 @@ func TestSearchDuringFirstBuildReadsTheNotesNotIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.Close()
-	if err := os.RemoveAll(v.indexDir()); err != nil { // a fresh clone's first build
+	if err := os.RemoveAll(v.index.Dir()); err != nil { // a fresh clone's first build
 		t.Fatal(err)
 	}
 	v2, release := holdFirstBuild(t, dir)
-	if b := v2.index.build.Load(); b == nil || b.done.Load() != 0 || b.ix.Len() != 0 {
+	if b := v2.index.Building(); b == nil || b.Done != 0 || b.Index.Len() != 0 {
 		t.Fatal("the build is not held before its first note")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a search that waited for the build fails
@@ -144,7 +145,7 @@ func TestSearchDuringFirstBuildReadsTheNotesNotIndexed(t *testing.T) {
 	if r, err := v2.Search(ctx, sam, SearchArgs{Query: "bladderwort", Mode: "lexical"}); err != nil || len(r.Results) != 1 || r.Results[0].Path != late.Path {
 		t.Errorf("a note written during the build: %+v, %v", r, err)
 	}
-	if b := v2.index.build.Load(); b == nil || b.ix.Len() != 0 {
+	if b := v2.index.Building(); b == nil || b.Index.Len() != 0 {
 		t.Fatal("the searches were not all made before the first note was indexed")
 	}
 	release()
@@ -154,7 +155,7 @@ func TestSearchDuringFirstBuildReadsTheNotesNotIndexed(t *testing.T) {
 	check("once indexed", false)
 }
 
-// A long note waiting for the lane (indexlane.go) is found meanwhile, read
+// A long note waiting for the lane (package vault/indexing, lane.go) is found meanwhile, read
 // from disk, by those who may read it only; once indexed, as before.
 func TestLongNoteIsFoundBeforeTheLaneIndexesIt(t *testing.T) {
 	v, dir := sampleVault(t)
@@ -175,37 +176,5 @@ func TestLongNoteIsFoundBeforeTheLaneIndexesIt(t *testing.T) {
 	waitLaneT(t, v)
 	if r := searchT(t, v, owner, SearchArgs{Query: "hornwort census"}); len(r.Results) == 0 || r.Results[0].Path != "acme/long.md" || r.IndexPending != 0 {
 		t.Errorf("once indexed: %v, %d pending", resultPaths(r), r.IndexPending)
-	}
-}
-
-// A bounded scan reads the notes the build reaches last first: the rest
-// of the build is given from its end, after any note written meanwhile.
-func TestUnindexedGivesTheBuildsRestFromItsEnd(t *testing.T) {
-	v, _ := sampleVault(t)
-	plan, err := v.planSearch(owner, SearchArgs{Query: "anything"}, "query")
-	if err != nil {
-		t.Fatal(err)
-	}
-	todo := v.catalog.pathsUnder("acme/")
-	if len(todo) < 4 {
-		t.Fatalf("the sample vault has %d notes under acme/", len(todo))
-	}
-	v.catalog.takeChanged(nil, false) // as the build took them
-	b := &firstBuild{todo: todo}
-	b.done.Store(1)
-	u := v.unindexed(b, plan.q.Filter)
-	if u == nil {
-		t.Fatal("nothing unindexed")
-	}
-	var fromBuild []string
-	for _, p := range u.Paths {
-		if slices.Contains(todo[1:], p) {
-			fromBuild = append(fromBuild, p)
-		}
-	}
-	want := slices.Clone(todo[1:])
-	slices.Reverse(want)
-	if !slices.Equal(fromBuild, want) {
-		t.Fatalf("the build's rest is given as\n%v\nwant\n%v", fromBuild, want)
 	}
 }
