@@ -45,9 +45,9 @@ import (
 // A person's own GOGC wins: with GOGC in the environment the setting is
 // never touched.
 const (
-	BuildGCPercent    = 40
-	BigBuildGCPercent = 25
-	BigGCPercent      = 50
+	BuildGCPercent    = 40 // while a build runs
+	BigBuildGCPercent = 25 // while a build runs in a heap past bigHeap
+	BigGCPercent      = 50 // a heap past bigHeap, no build running
 )
 
 // bigHeap is the live heap past which the collector runs tighter (a
