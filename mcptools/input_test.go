@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/hindsight"
 )
 
 // create_notes over HTTP with a title that used to panic the server and
@@ -99,7 +100,7 @@ func TestBankIDCaseDoesNotStrandAGrant(t *testing.T) {
 		t.Fatal(out)
 	}
 	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
-	if err := ts.v.GrantBank(human, "alice", "alice_bank", true); err != nil {
+	if err := hindsight.Of(ts.v).Grant(human, "alice", "alice_bank", true); err != nil {
 		t.Fatal(err)
 	}
 	alice := ts.client(t, ts.token(t, "alice", "write", ToolsetHindsight))

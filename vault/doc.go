@@ -63,7 +63,11 @@
 // The memory families and maintenance:
 //   - session.go, memory.go: start_session and the agent's memory about the
 //     user and projects.
-//   - thoughts.go (treaisure), banks.go (hindsight): the two families.
+//   - thoughts.go (treaisure): captured thoughts. The memory banks
+//     (hindsight) are package vault/hindsight, built on the exported API
+//     and the hooks of hooks_families.go (a commit, a search on one
+//     scope, the catalog's ids, a read that follows no link, state
+//     attached to the open vault); vault imports no family.
 //   - trash.go, ids.go, conflictcopy.go, conflictlinks.go, linkmigrate.go,
 //     ancestry.go: the trash, copied ids, conflict copies, old link
 //     formats, commit ancestry.

@@ -128,7 +128,7 @@ func (v *Vault) CaptureThought(c access.Caller, a CaptureArgs) (*Capture, error)
 		return &Capture{Status: CapturePending, Proposal: prop, Message: "Nothing is saved yet: show the proposal to the user, then call again with confirmed: true."}, nil
 	}
 	id := note.NewID()
-	p := thoughtsDir(c.Principal, a.Space) + "/" + fileNameFrom(text, id)
+	p := thoughtsDir(c.Principal, a.Space) + "/" + FileNameFrom(text, id)
 	if err := v.noSymlinks("space", p); err != nil {
 		return rejected(err.Error()), nil
 	}
@@ -153,22 +153,6 @@ func (v *Vault) CaptureThought(c access.Caller, a CaptureArgs) (*Capture, error)
 		return nil, err
 	}
 	return &Capture{Status: CaptureCreated, ID: id, Path: p, Proposal: prop, Message: "Saved."}, nil
-}
-
-// fileNameFrom names a note after its first words, with the id's tail.
-func fileNameFrom(text, id string) string {
-	words := strings.Fields(text)
-	title := strings.Join(words[:min(8, len(words))], " ")
-	for len(title) > 60 {
-		_, size := utf8.DecodeLastRuneInString(title)
-		title = title[:len(title)-size]
-	}
-	tail := " " + strings.ToLower(id[len(id)-6:])
-	name := fileStem(title)
-	if name == "" || windowsReserved(name+tail) { // "con.txt was..." is CON to Windows
-		name = "note"
-	}
-	return name + tail + ".md"
 }
 
 // normWords is text for duplicate detection: case and spacing do not count.

@@ -74,9 +74,11 @@ type Vault struct {
 	// (indexlane.go).
 	index searchState
 
-	bankMu    sync.Mutex        // serialises hindsight_put (a fact links to the one before it)
-	thoughtMu sync.Mutex        // serialises captures (the duplicate check, then the commit)
-	bankLast  map[string]string // bank + context → path of the last fact put there
+	thoughtMu sync.Mutex // serialises captures (the duplicate check, then the commit)
+
+	// attached holds what other packages keep per open vault (Attached in
+	// hooks_families.go): the memory families' state.
+	attached sync.Map
 
 	mu          sync.Mutex // guards the fields below
 	access      *access.Access
