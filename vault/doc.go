@@ -63,11 +63,12 @@
 // The memory families and maintenance:
 //   - session.go, memory.go: start_session and the agent's memory about the
 //     user and projects.
-//   - thoughts.go (treaisure): captured thoughts. The memory banks
-//     (hindsight) are package vault/hindsight, built on the exported API
-//     and the hooks of hooks_families.go (a commit, a search on one
-//     scope, the catalog's ids, a read that follows no link, state
-//     attached to the open vault); vault imports no family.
+//   - the two families are packages of their own, built on the exported
+//     API: vault/treaisure (captured thoughts) and vault/hindsight (memory
+//     banks). hooks_families.go holds the few hooks they need beyond it (a
+//     commit, a search on one scope, the catalog's ids, the links around a
+//     note, a read that follows no link, state attached to the open
+//     vault); vault imports neither.
 //   - trash.go, ids.go, conflictcopy.go, conflictlinks.go, linkmigrate.go,
 //     ancestry.go: the trash, copied ids, conflict copies, old link
 //     formats, commit ancestry.

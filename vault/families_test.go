@@ -17,13 +17,15 @@ import (
 	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/cairn-dev/cairn/vault/hindsight"
 	"github.com/cairn-dev/cairn/vault/note"
+	"github.com/cairn-dev/cairn/vault/treaisure"
 	"gopkg.in/yaml.v3"
 )
 
 // Where the kernel and the memory families meet: tests of the vault as a
-// whole that write facts (vault/hindsight) and thoughts beside notes.
-// They live in package vault_test, since hindsight imports vault; what
-// they need of vault's insides, export_test.go gives them.
+// whole that write facts (vault/hindsight) and thoughts (vault/treaisure)
+// beside notes. They live in package vault_test, since the families
+// import vault; what they need of vault's insides, export_test.go gives
+// them.
 
 var (
 	owner   = vaulttest.Owner
@@ -49,11 +51,11 @@ func TestSearchDuringFirstBuildReadsTheNotesNotIndexed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	samThought, err := v.CaptureThought(sam, vault.CaptureArgs{Text: "I found quillwort growing in the pond.", Space: "personal", Confirmed: true})
+	samThought, err := treaisure.Of(v).Capture(sam, treaisure.CaptureArgs{Text: "I found quillwort growing in the pond.", Space: "personal", Confirmed: true})
 	if err != nil || samThought.Path == "" {
 		t.Fatalf("capture: %+v, %v", samThought, err)
 	}
-	if c, err := v.CaptureThought(camille, vault.CaptureArgs{Text: "Quillwort is my favourite fern ally.", Space: "personal", Confirmed: true}); err != nil || c.Path == "" {
+	if c, err := treaisure.Of(v).Capture(camille, treaisure.CaptureArgs{Text: "Quillwort is my favourite fern ally.", Space: "personal", Confirmed: true}); err != nil || c.Path == "" {
 		t.Fatalf("capture: %+v, %v", c, err)
 	}
 	if err := hindsight.Of(v).Grant(human, "sam", "b1", true); err != nil {
@@ -108,8 +110,8 @@ func TestSearchDuringFirstBuildReadsTheNotesNotIndexed(t *testing.T) {
 		if !slices.Contains(recalled, seen.Path) || slices.Contains(recalled, hidden.Path) || !strings.Contains(rec.Context, "quillwort") {
 			t.Errorf("%s: sam recalls %v", when, recalled)
 		}
-		d, err := v2.SearchMemory(ctx, sam, "quillwort", "personal", 0)
-		if err != nil || len(d.Items) != 1 || d.Items[0].Path != samThought.Path || d.Items[0].Level != vault.LevelDirect {
+		d, err := treaisure.Of(v2).Search(ctx, sam, "quillwort", "personal", 0)
+		if err != nil || len(d.Items) != 1 || d.Items[0].Path != samThought.Path || d.Items[0].Level != treaisure.LevelDirect {
 			t.Errorf("%s: sam's memory: %+v, %v", when, d, err)
 		}
 		facts, err := hindsight.Of(v2).Search(ctx, sam, "b1", "quillwort", 0)
@@ -146,8 +148,8 @@ func TestSearchDuringFirstBuildReadsTheNotesNotIndexed(t *testing.T) {
 func TestFilesNamedAfterFirstWordsAreSafe(t *testing.T) {
 	v, dir := sampleVault(t)
 	for _, text := range []string{"con.txt is where I keep my lists", "AUX cable for the car", "\u202e\u200b ...", "Invoice \u202efdp.exe arrived"} {
-		c, err := v.CaptureThought(owner, vault.CaptureArgs{Text: text, Space: "personal", Confirmed: true})
-		if err != nil || c.Status != vault.CaptureCreated {
+		c, err := treaisure.Of(v).Capture(owner, treaisure.CaptureArgs{Text: text, Space: "personal", Confirmed: true})
+		if err != nil || c.Status != treaisure.CaptureCreated {
 			t.Fatalf("%q: %v %+v", text, err, c)
 		}
 		name := path.Base(c.Path)
@@ -252,7 +254,7 @@ func TestEveryPropertyHasOneObsidianTypeVaultWide(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if c, err := v.CaptureThought(owner, vault.CaptureArgs{Text: "We launch with twenty pilots.", Space: "professional", OccurredAt: "2026-11-02T10:00:00+01:00", Confirmed: true}); err != nil || c.Status != vault.CaptureCreated {
+	if c, err := treaisure.Of(v).Capture(owner, treaisure.CaptureArgs{Text: "We launch with twenty pilots.", Space: "professional", OccurredAt: "2026-11-02T10:00:00+01:00", Confirmed: true}); err != nil || c.Status != treaisure.CaptureCreated {
 		t.Fatalf("%+v %v", c, err)
 	}
 	if _, err := v.RememberAboutProject(owner, "acme/launch", "pricing", "Pilots pay half."); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // Hooks for the memory families, packages vault/hindsight (memory banks)
@@ -99,9 +100,31 @@ func (v *Vault) NoteID(rel string) (string, bool) {
 
 // IDsUnder maps each note path the catalog knows under prefix (a folder
 // with its trailing slash) to its id. hindsight finds a context's last
-// fact in a bank with it, treaisure a thought already captured.
+// fact in a bank with it, treaisure a thought already captured (in the
+// order of the paths, sorted).
 func (v *Vault) IDsUnder(prefix string) map[string]string {
 	return v.catalog.idsUnder(prefix)
+}
+
+// LinkedPaths is the paths of the notes the note at rel links to (its
+// links that resolve) and then of those that link to it, in the shared
+// link graph, whoever may read them (none when the catalog does not know
+// rel). treaisure reaches the thoughts around a direct item with it.
+func (v *Vault) LinkedPaths(rel string) []string {
+	e := v.entry(rel, false)
+	if e == nil {
+		return nil
+	}
+	var out []string
+	for _, ed := range v.graph().Outgoing(e.ID, nil) {
+		if ed.Status == wikilinks.Resolved {
+			out = append(out, v.pathOf(ed.ID))
+		}
+	}
+	for _, ed := range v.graph().Incoming(e.ID, nil) {
+		out = append(out, v.pathOf(ed.From))
+	}
+	return out
 }
 
 // NoSymlinks refuses (as an ArgError on arg) a path in the vault any

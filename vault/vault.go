@@ -74,8 +74,6 @@ type Vault struct {
 	// (indexlane.go).
 	index searchState
 
-	thoughtMu sync.Mutex // serialises captures (the duplicate check, then the commit)
-
 	// attached holds what other packages keep per open vault (Attached in
 	// hooks_families.go): the memory families' state.
 	attached sync.Map

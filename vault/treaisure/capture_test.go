@@ -1,17 +1,19 @@
-package vault
+package treaisure
 
 import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/vaulttest"
 )
 
 func TestConcurrentCapturesMakeOneThought(t *testing.T) {
-	v, dir := sampleVault(t)
+	v, dir := vaulttest.Sample(t)
 	statuses := make(chan string, 8)
 	for i := 0; i < 8; i++ {
 		go func() {
-			c, err := v.CaptureThought(owner, CaptureArgs{Text: "The same words at once", Space: "personal", Confirmed: true})
+			c, err := Of(v).Capture(vaulttest.Owner, CaptureArgs{Text: "The same words at once", Space: "personal", Confirmed: true})
 			if err != nil {
 				statuses <- err.Error()
 				return
@@ -31,7 +33,7 @@ func TestConcurrentCapturesMakeOneThought(t *testing.T) {
 		t.Fatalf("%d files", len(files))
 	}
 	today := time.Now().Format("2006-01-02")
-	if c, _ := v.CaptureThought(owner, CaptureArgs{Text: "Dated today", Space: "personal", OccurredAt: today, Confirmed: true}); c.Status != CaptureCreated {
+	if c, _ := Of(v).Capture(vaulttest.Owner, CaptureArgs{Text: "Dated today", Space: "personal", OccurredAt: today, Confirmed: true}); c.Status != CaptureCreated {
 		t.Errorf("today is not the future: %+v", c)
 	}
 }
