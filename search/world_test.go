@@ -152,7 +152,7 @@ func paths2(docs []*Doc) []string {
 	return out
 }
 
-// syncTo is the vault's full sync at start (vault/index.go syncIndex):
+// syncTo is the vault's full sync at start (vault/indexing/sync.go, Keeper.Sync):
 // the notes whose version or scope the index lacks are indexed, those it
 // holds that are gone removed, then the neighbours of both, before and
 // after, indexed again.

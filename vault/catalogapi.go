@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/vault/indexing"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
@@ -188,34 +189,27 @@ func (c *catalog) duplicateIDs() []IDCopy {
 	return out
 }
 
-// noteStamp is what the index needs of one note: the version it would
-// index (stampVersion) and whether the note is large (the lane's).
-type noteStamp struct {
-	version string
-	large   bool
-}
-
 // takeChanged returns the paths put or removed since the index last took
 // them, and forgets them (the index owns them now, until it gives back
 // those it could not index: giveBack); with them, read at the same
-// instant, the noteStamp of each of them and of force's, or of every note
+// instant, the indexing.Stamp (stampVersion, isLarge) of each of them and of force's, or of every note
 // when all is set. A path the catalog does not hold has no stamp.
-func (c *catalog) takeChanged(force map[string]bool, all bool) (changed map[string]bool, stamps map[string]noteStamp) {
+func (c *catalog) takeChanged(force map[string]bool, all bool) (changed map[string]bool, stamps map[string]indexing.Stamp) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	changed = c.changed
 	c.changed = map[string]bool{}
-	stamps = map[string]noteStamp{}
+	stamps = map[string]indexing.Stamp{}
 	if all {
 		for p, e := range c.entries {
-			stamps[p] = noteStamp{stampVersion(e), isLarge(e)}
+			stamps[p] = indexing.Stamp{Version: stampVersion(e), Large: isLarge(e)}
 		}
 		return changed, stamps
 	}
 	for _, set := range []map[string]bool{changed, force} {
 		for p := range set {
 			if e := c.entries[p]; e != nil {
-				stamps[p] = noteStamp{stampVersion(e), isLarge(e)}
+				stamps[p] = indexing.Stamp{Version: stampVersion(e), Large: isLarge(e)}
 			}
 		}
 	}

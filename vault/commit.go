@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/indexing"
 )
 
 // commit records changes as one commit authored by the caller, with
@@ -139,7 +140,7 @@ func (v *Vault) noteHead(hash string, paths []string) error {
 	if markers {
 		err = v.rescan()
 	}
-	v.indexSoon()
+	v.index.Soon()
 	return err
 }
 
@@ -198,7 +199,7 @@ func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration,
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			followHeap()
+			indexing.FollowHeap()
 			for _, r := range v.Recoveries() {
 				report(fmt.Errorf("recovered: %s", r))
 			}

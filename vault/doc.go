@@ -54,11 +54,12 @@
 // Search and its index lane:
 //   - search.go, recall.go, sequence.go: search and recall over the index,
 //     sequence neighbours from typed links.
-//   - index.go, indexlane.go, indexopen.go, firstbuild.go, rebuild.go,
-//     leangc.go: the search index kept up to date in the background, its
-//     first build, a rebuild beside the live one, the collector's setting.
-//   - scan.go: the notes not in the index yet (a first build's rest, long
-//     notes in the lane), read from disk by a search meanwhile.
+//   - the index kept up to date in the background (its first build, the
+//     lane of long notes, a rebuild beside the live one, the notes not
+//     indexed yet read by a search meanwhile, the collector's setting) is
+//     package vault/indexing's Keeper; index.go is the vault as the keeper
+//     reads it (each note as a search document, its scope, the catalog's
+//     changed paths, the embedder) and the index's exported calls.
 //
 // The memory families and maintenance:
 //   - session.go, memory.go: start_session and the agent's memory about the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/indexing"
 )
 
 // What the tests of package vault_test (families_test.go: where the
@@ -17,11 +18,11 @@ import (
 // a server opens it); release lets it go on.
 func HoldFirstBuild(t *testing.T, dir string) (v *Vault, release func()) {
 	t.Helper()
-	step := indexStep
-	indexStep = 2 // more than one step: searches answer during the build
+	step := indexing.Step
+	indexing.Step = 2 // more than one step: searches answer during the build
 	held, gate := make(chan struct{}), make(chan struct{})
 	var once, let sync.Once
-	buildHook = func(done, total int) {
+	indexing.TestHooks.Build = func(done, total int) {
 		once.Do(func() {
 			close(held)
 			<-gate
@@ -35,7 +36,7 @@ func HoldFirstBuild(t *testing.T, dir string) (v *Vault, release func()) {
 	t.Cleanup(func() {
 		release()
 		v.Close()
-		buildHook, indexStep = nil, step
+		indexing.TestHooks.Build, indexing.Step = nil, step
 	})
 	go v.SearchIndex() // as `cairn serve` starts it
 	select {
@@ -49,15 +50,15 @@ func HoldFirstBuild(t *testing.T, dir string) (v *Vault, release func()) {
 // FirstBuildState says whether a first build of the index is under way,
 // how many of its notes it has taken and how many its index holds.
 func FirstBuildState(v *Vault) (building bool, done, indexed int) {
-	b := v.index.build.Load()
+	b := v.index.Building()
 	if b == nil {
 		return false, 0, 0
 	}
-	return true, int(b.done.Load()), b.ix.Len()
+	return true, b.Done, b.Index.Len()
 }
 
 // IndexDir is the search index's folder.
-func IndexDir(v *Vault) string { return v.indexDir() }
+func IndexDir(v *Vault) string { return v.index.Dir() }
 
 // RoleAt is what c may do at path p.
 func RoleAt(v *Vault, c access.Caller, p string) access.Role { return v.roleAt(c, p) }

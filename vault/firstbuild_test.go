@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/vault/indexing"
 )
 
 // In a server (AnswerDuringBuild), a search asked while the first build of
@@ -29,14 +31,14 @@ func TestSearchDuringFirstBuildAnswersFromWhatIsIndexed(t *testing.T) {
 func searchDuringFirstBuild(t *testing.T, early bool) {
 	v, dir := sampleVault(t)
 	v.Close()
-	if err := os.RemoveAll(v.indexDir()); err != nil {
+	if err := os.RemoveAll(v.index.Dir()); err != nil {
 		t.Fatal(err)
 	}
-	step := indexStep
-	indexStep = 10
+	step := indexing.Step
+	indexing.Step = 10
 	held, release := make(chan int, 1), make(chan struct{})
 	var once, let sync.Once
-	buildHook = func(done, total int) {
+	indexing.TestHooks.Build = func(done, total int) {
 		if done >= 20 {
 			once.Do(func() {
 				held <- total
@@ -51,7 +53,7 @@ func searchDuringFirstBuild(t *testing.T, early bool) {
 	t.Cleanup(func() {
 		let.Do(func() { close(release) })
 		v2.Close()
-		buildHook, indexStep = nil, step
+		indexing.TestHooks.Build, indexing.Step = nil, step
 	})
 	go v2.SearchIndex() // as `cairn serve` starts it
 	var total int
@@ -60,8 +62,8 @@ func searchDuringFirstBuild(t *testing.T, early bool) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the first build never reached its third step")
 	}
-	b := v2.index.build.Load()
-	indexed := b.todo[:20]
+	b := v2.index.Building()
+	indexed := b.Todo[:20]
 
 	// Bounded: a search that waited for the held build would fail here
 	// instead of hanging the test.

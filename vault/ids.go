@@ -125,7 +125,7 @@ func (v *Vault) RepairDuplicateIDs(tool string, changed []string) ([]IDCopy, err
 // vault's own commits (a sync's), before its ids are compared.
 func (v *Vault) readChanged(paths []string) {
 	if v.catalog.refresh(v.root, paths) > 0 {
-		v.indexSoon()
+		v.index.Soon()
 	}
 }
 

@@ -1,339 +1,136 @@
 package vault
 
+// The vault as its search index reads it (package indexing): each note as
+// a search document, its scope, the catalog's changed paths, and the
+// embedder this machine's settings choose.
+
 import (
-	"errors"
+	"context"
 	"fmt"
 	"os"
-	"runtime"
-	"sort"
+	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/indexing"
 	"github.com/cairn-dev/cairn/vault/note"
 	"gopkg.in/yaml.v3"
 )
 
-// searchState is the vault's search index, opened on first use (a short
-// command-line operation never pays for it) and replaced whole by a
-// Rebuild (rebuild.go). The catalog records every path it re-reads;
-// before each search, and soon after each write, those paths are re-read
-// from disk and indexed, so a search sees what the catalog sees. Notes
-// over largeNoteBytes are the exception: they are indexed in the
-// background lane (indexlane.go), and searches do not wait for them.
-//
-// Lock order: rebuildMu, then useMu, then mu, then the catalog's (which
-// takes only the graphs' after it); openMu and laneMu are taken last, with nothing taken
-// under them.
-type searchState struct {
-	// rebuildMu: one Rebuild at a time. Close takes it too, so it waits
-	// for the Rebuild running, which stops at its next step.
-	rebuildMu sync.Mutex
-	// useMu is held for reading by a search while it uses the index, and
-	// for writing by a Rebuild's swap and by Close: no search ever runs
-	// on an index being closed (Bleve's reader of a closed index is nil).
-	useMu sync.RWMutex
-
-	// openMu guards err, notice and opening: the state a sync.Once kept
-	// before, which a Rebuild must be able to reset.
-	openMu sync.Mutex
-	err    error  // why the index cannot be used (until a Rebuild)
-	notice string // why semantic search is off, when configured but broken
-	// opening is closed when the first open, or a Rebuild that has no
-	// index to answer from, ends; searches wait for it. Nil when none runs.
-	opening chan struct{}
-	// begun is closed once the first open has begun its build (a search
-	// may then answer from it: firstbuild.go), or has ended.
-	begun chan struct{}
-	// opens are the index's opens running, to their very end (the heap
-	// returned, the collector's setting restored, after opening is
-	// closed): Close waits for them, so none outlives the vault.
-	opens sync.WaitGroup
-	ix    atomic.Pointer[search.Index] // set once open; replaced by a Rebuild
-	ready atomic.Bool                  // ix is open and synced: searches use it
-	// build is the first build's progress while it runs: a search asked
-	// meanwhile answers from the notes already indexed, saying how many
-	// are not yet (a fresh clone's first search need not wait for all).
-	build atomic.Pointer[firstBuild]
-	// catalog is closed once Open has loaded the catalog (or failed to:
-	// catalogErr), when the index's open began beside it
-	// (Options.OpenIndex); nil otherwise.
-	catalog    chan struct{}
-	catalogErr error
-
-	// mu serialises index updates (but not the lane's long notes).
-	mu              sync.Mutex
-	projects        *projectSet // the project set the scopes were computed with
-	closed          bool
-	job             *rebuildJob // the Rebuild building a new index, told what updates change
-	updateScheduled atomic.Bool // a background update is scheduled
-	// stopping: Close has begun. A full sync or a Rebuild stops at its
-	// next step, the lane before its next note, and nothing new starts.
-	stopping atomic.Bool
-
-	laneMu    sync.Mutex
-	lane      indexLane    // long notes, indexed in the background (indexlane.go)
-	searching atomic.Int32 // searches and recalls running, which the lane lets go first
+// newIndexKeeper makes the keeper of v's search index.
+func newIndexKeeper(v *Vault, answerDuringBuild bool) *indexing.Keeper {
+	return indexing.New(indexNotes{v}, indexing.Config{
+		Root:              v.root,
+		Dir:               filepath.Join(v.root, CacheDir, "search"),
+		MaxReadBytes:      maxReadBytes,
+		Embedder:          v.searchEmbedder,
+		AnswerDuringBuild: answerDuringBuild,
+		Logf:              func(format string, args ...any) { SearchLog(format, args...) },
+	})
 }
 
-// errIndexClosed answers a search of a vault that is closing or closed.
-var errIndexClosed = errors.New("search index: the vault is closed")
+// loadedHook, when set (tests), is called by Open once the catalog is
+// loaded, before an index open begun beside it may sync.
+var loadedHook func(v *Vault)
 
-// indexStep is how many notes a build indexes at a time: a step takes a
-// fraction of a second, so Close waits for one at most, progress shows,
-// and a search during a first build waits for one step at most. The
-// step's analysis is most of the build's peak: 250 notes rather than 500
-// lowered it from 195–206 to 165–177 MiB at 10,000 notes and from
-// 775–785 to 747–777 MiB at 100,000, for a build 0.4–0.9 s longer at
-// 10,000 (docs/benchmarks-history.md, "Steps of 250 notes").
-var indexStep = 250 // a variable for tests only
+// SearchIndex opens the search index (on the first call), brings it up to
+// date with the notes, and queues the vectors that are missing. `cairn
+// serve` calls it at start, in the background. A Rebuild closes the index
+// it replaces: use what this returns for a call, do not keep it.
+func (v *Vault) SearchIndex() (*search.Index, error) {
+	return v.index.Index(context.Background())
+}
 
-// buildHook, set by tests only, runs before each step of the first build
-// (done notes indexed out of total).
-var buildHook func(done, total int)
+// Rebuild rebuilds the search index (Bleve and vectors) from the notes,
+// beside the live one, which goes on answering searches
+// (indexing.Keeper.Rebuild); progress is told "index", then "embed".
+func (v *Vault) Rebuild(progress func(stage string, done, total int)) error {
+	return v.index.Rebuild(progress)
+}
+
+// Reindex rebuilds the search index from scratch, as Rebuild does; it is
+// what `cairn reindex` runs.
+func (v *Vault) Reindex(progress func(stage string, done, total int)) error {
+	return v.index.Rebuild(progress)
+}
+
+// WaitIndexed waits, at most timeout, until the long notes queued for the
+// search index are indexed; it says whether they are. A short-lived
+// command (`cairn search`) calls it: it would otherwise close the vault,
+// and stop the lane, before they are.
+func (v *Vault) WaitIndexed(timeout time.Duration) bool {
+	return v.index.WaitIndexed(timeout)
+}
 
 // SearchLog receives the index's log lines (rebuilds, embedder failures).
 var SearchLog = func(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "cairn: "+format+"\n", args...)
 }
 
-// closeIndex stops the work in progress at its next step (a first build,
-// a Rebuild, the lane of long notes: each step is bounded), lets the
-// searches running finish, then closes the index.
-func (v *Vault) closeIndex() error {
-	s := &v.index
-	s.laneMu.Lock()
-	s.stopping.Store(true) // under laneMu: the lane starts no worker now
-	s.laneMu.Unlock()
-	s.rebuildMu.Lock() // the Rebuild running stops at its next step
-	defer s.rebuildMu.Unlock()
-	s.openMu.Lock()
-	wait := s.opening
-	s.openMu.Unlock()
-	if wait != nil {
-		<-wait // the first build stops at its next step too
+// indexNotes is the vault as its index keeper reads it.
+type indexNotes struct{ v *Vault }
+
+func (n indexNotes) Doc(p string) (*search.Doc, error) { return n.v.searchDoc(p) }
+
+func (n indexNotes) ScanDoc(p string, data []byte) *search.Doc { return n.v.scanDoc(p, data) }
+
+func (n indexNotes) GiveBack(paths []string) { n.v.catalog.giveBack(paths) }
+
+func (n indexNotes) ChangedNotes() []string { return n.v.catalog.changedNotes() }
+
+func (n indexNotes) BySize(paths []string) (short, long []string) { return n.v.catalog.bySize(paths) }
+
+func (n indexNotes) AllBySize() (short, long []string) { return n.v.catalog.allBySize() }
+
+func (n indexNotes) TakeChanged(force map[string]bool, all bool) (map[string]bool, map[string]indexing.Stamp) {
+	return n.v.catalog.takeChanged(force, all)
+}
+
+func (n indexNotes) Version(p string) (string, bool) {
+	e := n.v.entry(p, false)
+	if e == nil {
+		return "", false
 	}
-	s.opens.Wait()
-	v.waitLane()
-	s.useMu.Lock()
-	defer s.useMu.Unlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.openMu.Lock()
-	s.ready.Store(false)
-	s.err = errIndexClosed
-	s.openMu.Unlock()
-	if s.closed {
+	return stampVersion(e), true
+}
+
+// Scopes gives each note its scope with the projects now. A note's scope
+// is its folder's (but for a file right under people/ or banks/, named as
+// its scope is): the function returned remembers it once per folder, so
+// it is for one goroutine. The key names every project's folder and
+// handle, what a scope depends on.
+func (n indexNotes) Scopes() (indexing.ScopeFunc, string) {
+	ps := n.v.projectSet()
+	type scoped struct{ scope, project string }
+	byDir := map[string]scoped{}
+	of := func(p string) (string, string, string) {
+		dir := parentDir(p)
+		if s, ok := byDir[dir]; ok {
+			return s.scope, s.project, ""
+		}
+		scope, project, owner := scopeIn(ps, p)
+		if owner == "" && dir != PeopleDir && dir != BanksDir {
+			byDir[dir] = scoped{scope, project}
+		}
+		return scope, project, owner
+	}
+	return of, ps.key
+}
+
+// isLarge says whether a catalog entry is indexed in the lane.
+func isLarge(e *catEntry) bool { return e != nil && e.Size > indexing.LargeNoteBytes }
+
+// scanDoc is the note at p, whose file holds data, as the index would
+// see it, less its sequence and context (nil when it is gone).
+func (v *Vault) scanDoc(p string, data []byte) *search.Doc {
+	fi, err := os.Lstat(v.abs(p))
+	if err != nil {
 		return nil
 	}
-	s.closed = true
-	if ix := s.ix.Load(); ix != nil {
-		return ix.Close()
-	}
-	return nil
-}
-
-// Reindex rebuilds the search index from scratch, as Rebuild does; it is
-// what `cairn reindex` runs (progress: "index", then "embed").
-func (v *Vault) Reindex(progress func(stage string, done, total int)) error {
-	return v.Rebuild(progress)
-}
-
-// syncIndex brings the live index up to date (see syncLocked).
-func (v *Vault) syncIndex(full bool) error {
-	v.index.mu.Lock()
-	defer v.index.mu.Unlock()
-	// Loaded under mu: a Rebuild's swap replaces the index under it.
-	ix := v.index.ix.Load()
-	if ix == nil || v.index.closed || v.index.stopping.Load() || v.catalogPending() {
-		return nil
-	}
-	return v.syncLocked(ix, full, nil)
-}
-
-// syncLocked brings ix up to date; the caller holds index.mu. With full,
-// by comparing every note's version and scope with the index's; else
-// with the paths the catalog re-read since the last update. force (a
-// Rebuild's catch-up) are paths indexed again whatever their version,
-// with the catalog's re-read paths too even when full: notes written
-// while the Rebuild built, and their neighbours, whose context in the new
-// index may be older than their version.
-func (v *Vault) syncLocked(ix *search.Index, full bool, force map[string]bool) error {
-	ps := v.projectSet()
-	if ps != v.index.projects {
-		// Projects were added, moved or renamed: scopes may have changed.
-		full = full || v.index.projects == nil || projectsDiffer(ps, v.index.projects)
-		v.index.projects = ps
-	}
-	paths, stamps := v.pathsToSync(ix, full, force)
-	if job := v.index.job; job != nil {
-		for p := range paths {
-			job.dirty[p] = true // a Rebuild's new index holds what it read before
-		}
-	}
-	// Long notes, and paths the lane holds, go to the lane.
-	var todo, gone, long []string
-	for p, exists := range paths {
-		switch {
-		case !exists:
-			gone = append(gone, p)
-		case stamps[p].large:
-			long = append(long, p)
-		default:
-			todo = append(todo, p)
-		}
-	}
-	todo, long = v.splitLong(todo, long)
-	gone, long = v.splitLong(gone, long)
-	v.queueLarge(long, false)
-	if len(todo) == 0 && len(gone) == 0 {
-		return nil
-	}
-	sort.Strings(todo)
-	sort.Strings(gone)
-	if err := v.applyIndex(ix, todo, gone); err != nil {
-		// Not indexed: try these paths again at the next update.
-		v.catalog.giveBack(append(todo, gone...))
-		return err
-	}
-	return nil
-}
-
-// pathsToSync are the paths syncLocked updates, each with whether the
-// catalog holds it (else it leaves the index), and the catalog's stamps of
-// those it holds. The paths changed since the last update are taken from
-// the catalog: the caller gives them back if it cannot index them.
-func (v *Vault) pathsToSync(ix *search.Index, full bool, force map[string]bool) (map[string]bool, map[string]noteStamp) {
-	changed, stamps := v.catalog.takeChanged(force, full)
-	out := map[string]bool{}
-	if full {
-		indexed := ix.Versions()
-		for p, st := range stamps {
-			ver, ok := indexed[p]
-			if !ok || ver != st.version || !v.sameScope(ix, p) {
-				out[p] = true
-			}
-		}
-		for p := range indexed {
-			if _, ok := stamps[p]; !ok {
-				out[p] = false
-			}
-		}
-	}
-	if !full || force != nil {
-		for p := range changed {
-			_, out[p] = stamps[p]
-		}
-	}
-	for p := range force {
-		_, out[p] = stamps[p]
-	}
-	return out, stamps
-}
-
-// applyIndex indexes todo and removes gone, then re-indexes the sequence
-// neighbours of both, before and after the change (their context holds the
-// changed notes' words), in steps, so a large first build stops soon
-// when the vault closes and never holds every body in memory at once.
-func (v *Vault) applyIndex(ix *search.Index, todo, gone []string) error {
-	done := map[string]bool{}
-	neighbours := map[string]bool{}
-	for _, p := range append(append([]string{}, todo...), gone...) {
-		done[p] = true
-		for _, q := range ix.Sequence(p) {
-			neighbours[q] = true
-		}
-	}
-	if err := ix.Apply(nil, gone); err != nil {
-		return err
-	}
-	b := v.index.build.Load()
-	if b != nil && b.ix == ix {
-		b.start(todo)
-	}
-	for i := 0; i < len(todo); i += indexStep {
-		if v.index.stopping.Load() {
-			return nil // the next start's sync does the rest
-		}
-		if b != nil && b.ix == ix {
-			b.done.Store(int64(i))
-			if buildHook != nil {
-				buildHook(i, len(todo))
-			}
-		}
-		followHeap()
-		docs := v.searchDocs(todo[i:min(i+indexStep, len(todo))])
-		for _, d := range docs {
-			for _, q := range d.Sequence {
-				neighbours[q] = true
-			}
-		}
-		if err := ix.Apply(docs, nil); err != nil {
-			return err
-		}
-	}
-	var cands []string
-	for q := range neighbours {
-		if !done[q] {
-			cands = append(cands, q)
-		}
-	}
-	extra, long := v.splitLong(v.catalog.bySize(cands))
-	v.queueLarge(long, true) // their context changed, not their version
-	if len(extra) == 0 {
-		return nil
-	}
-	return ix.Apply(v.searchDocs(extra), nil)
-}
-
-// splitLong moves the paths the lane holds from paths to long (which
-// holds the large notes already).
-func (v *Vault) splitLong(paths, long []string) ([]string, []string) {
-	keep := paths[:0]
-	for _, p := range paths {
-		if v.inLane(p) {
-			long = append(long, p)
-		} else {
-			keep = append(keep, p)
-		}
-	}
-	return keep, long
-}
-
-// indexSoon schedules an index update in the background (after a write),
-// so the next search finds little left to do.
-func (v *Vault) indexSoon() {
-	if v.index.ix.Load() == nil || !v.index.updateScheduled.CompareAndSwap(false, true) {
-		return
-	}
-	go func() {
-		time.Sleep(5 * time.Millisecond) // gather a burst of writes
-		v.index.updateScheduled.Store(false)
-		if err := v.syncIndex(false); err != nil {
-			SearchLog("search index: %v", err)
-		}
-	}()
-}
-
-func projectsDiffer(a, b *projectSet) bool {
-	if len(a.list) != len(b.list) {
-		return true
-	}
-	for i := range a.list {
-		if a.list[i].Dir != b.list[i].Dir || a.list[i].Handle != b.list[i].Handle {
-			return true
-		}
-	}
-	return false
-}
-
-func (v *Vault) sameScope(ix *search.Index, p string) bool {
-	scope, project, _ := v.scopeOf(p)
-	s, pr, ok := ix.Scope(p)
-	return ok && s == scope && pr == project
+	d, _ := v.docOf(p, data, fi)
+	return d
 }
 
 func stampVersion(e *catEntry) string {
@@ -383,35 +180,6 @@ func (v *Vault) readableScopes(c access.Caller, pr *Project, withPrivate bool) (
 		}
 	}
 	return out, nil
-}
-
-// searchDocs reads and parses paths (in parallel) into index documents;
-// a file that cannot be read is left out (the catalog drops it next).
-func (v *Vault) searchDocs(paths []string) []*search.Doc {
-	docs := make([]*search.Doc, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.NumCPU(), 8, len(paths)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) {
-					return
-				}
-				docs[i], _ = v.searchDoc(paths[i])
-			}
-		}()
-	}
-	wg.Wait()
-	out := docs[:0]
-	for _, d := range docs {
-		if d != nil {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // searchDoc reads one note as the index sees it.
@@ -493,4 +261,26 @@ func ParseDate(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// searchEmbedder makes the embedder this machine's settings choose
+// (ChooseEmbedder). A broken setting turns semantic search off with a
+// notice (every search then gives it) rather than failing: lexical search
+// goes on. A shared setting set aside is said on stderr, not in searches:
+// it is for the people running the server, and vectors still work.
+func (v *Vault) searchEmbedder() (search.Embedder, string) {
+	ch, err := ChooseEmbedder(v.root)
+	var emb search.Embedder
+	if err == nil {
+		if ch.Refused != "" {
+			SearchLog("%s", ch.Refused)
+		}
+		emb, err = ch.Open()
+	}
+	if err != nil {
+		notice := fmt.Sprintf("semantic search is off: %v", err)
+		SearchLog("%s", notice)
+		return nil, notice
+	}
+	return emb, ""
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/vault/indexing"
 )
 
 // pathological are the notes (each under MaxNoteBytes), keyed by
@@ -53,8 +55,8 @@ func writeByHand(t testing.TB, v *Vault, dir string, notes map[string]string) {
 	}
 	// What a search would do first: long notes go to the lane now, not
 	// whenever the background update comes.
-	if v.index.ix.Load() != nil {
-		if err := v.syncIndex(false); err != nil {
+	if v.index.Current() != nil {
+		if err := v.index.Sync(false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +68,7 @@ func waitLaneT(t testing.TB, v *Vault) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {
-		v.waitLane()
+		v.index.WaitLane()
 		close(done)
 	}()
 	select {
@@ -87,14 +89,14 @@ func found(t testing.TB, v *Vault, q, path string) bool {
 // release; however the test ends, the lane is let go (Close waits for it).
 func holdLane(t *testing.T, v *Vault) (held chan string, release chan struct{}) {
 	held, release = make(chan string, 16), make(chan struct{}, 16)
-	laneHook = func(p string) {
+	indexing.TestHooks.Lane = func(p string) {
 		held <- p
 		<-release
 	}
 	t.Cleanup(func() {
 		close(release)
-		v.waitLane()
-		laneHook = nil
+		v.index.WaitLane()
+		indexing.TestHooks.Lane = nil
 	})
 	return held, release
 }
@@ -242,7 +244,7 @@ func TestCloseStopsTheLaneAndTheNextStartFinishes(t *testing.T) {
 	heldT(t, held)
 	closed := make(chan error, 1)
 	go func() { closed <- v.Close() }()
-	for !v.index.stopping.Load() {
+	for !v.index.Stopping() {
 		time.Sleep(time.Millisecond) // Close has begun; the lane is still held
 	}
 	release <- struct{}{}

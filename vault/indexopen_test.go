@@ -21,21 +21,21 @@ func TestIndexOpenedBesideTheCatalog(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "acme", "Written while stopped.md"), []byte("# Written while stopped\n\nThe quokka census.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(v.indexDir()); err != nil { // a first build
+	if err := os.RemoveAll(v.index.Dir()); err != nil { // a first build
 		t.Fatal(err)
 	}
 	early := 0
 	loadedHook = func(v *Vault) {
 		deadline := time.Now().Add(time.Minute)
-		for v.index.ix.Load() == nil && time.Now().Before(deadline) {
+		for v.index.Current() == nil && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
-		ix := v.index.ix.Load()
+		ix := v.index.Current()
 		if ix == nil {
 			t.Error("the index was not opened beside the catalog")
 			return
 		}
-		if err := v.syncIndex(false); err != nil {
+		if err := v.index.Sync(false); err != nil {
 			t.Error(err)
 		}
 		early = ix.Len()

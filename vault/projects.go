@@ -81,6 +81,9 @@ type projectSet struct {
 	byDir    map[string]*Project
 	list     []*Project // sorted by handle
 	problems []string   // markers that could not be used, said by doctor
+	// key names every project's folder and handle: two sets with the same
+	// key give every note the same scope (the search index compares it).
+	key string
 }
 
 func readMarker(root, dir string) (*Project, error) {
@@ -127,6 +130,11 @@ func newProjectSet(root string, dirs []string) *projectSet {
 		}
 	}
 	sort.Slice(ps.list, func(i, j int) bool { return ps.list[i].Handle < ps.list[j].Handle })
+	var key strings.Builder
+	for _, p := range ps.list {
+		fmt.Fprintf(&key, "%q %q\n", p.Dir, p.Handle)
+	}
+	ps.key = key.String()
 	return ps
 }
 

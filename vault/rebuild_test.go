@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/indexing"
 )
 
 // holdRebuild makes the next Rebuild stop after its first step (every
@@ -22,7 +23,7 @@ import (
 func holdRebuild(t *testing.T, v *Vault) (held chan int, let func()) {
 	held, release := make(chan int, 1), make(chan struct{})
 	var first, once sync.Once
-	rebuildHook = func(done, total int) {
+	indexing.TestHooks.Rebuild = func(done, total int) {
 		first.Do(func() {
 			held <- done
 			<-release
@@ -31,9 +32,8 @@ func holdRebuild(t *testing.T, v *Vault) (held chan int, let func()) {
 	let = func() { once.Do(func() { close(release) }) }
 	t.Cleanup(func() {
 		let()
-		v.index.rebuildMu.Lock() // the Rebuild has returned
-		v.index.rebuildMu.Unlock()
-		rebuildHook = nil
+		v.index.RebuildsDone() // the Rebuild has returned
+		indexing.TestHooks.Rebuild = nil
 	})
 	return held, let
 }
@@ -177,7 +177,7 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 	if !found(t, v, "markerduring", during.Path) || found(t, v, "markerdoomed", doomed.Path) {
 		t.Fatal("during the build, the live index must answer with every write")
 	}
-	if v.index.ix.Load() != before {
+	if v.index.Current() != before {
 		t.Fatal("the live index was replaced before the new one was built")
 	}
 	let()
@@ -191,7 +191,7 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 		t.Error(err)
 	}
 
-	if v.index.ix.Load() == before {
+	if v.index.Current() == before {
 		t.Fatal("the index was not replaced")
 	}
 	searchT(t, v, owner, SearchArgs{Query: "anything"}) // indexes the last background writes
@@ -237,8 +237,8 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 	if _, err := fmt.Sscanf(progress.last("index"), "index %d/%d", &done, &total); err != nil || done != total || total < notesBefore {
 		t.Errorf("progress: the last index step was %q; %d notes before the rebuild", progress.last("index"), notesBefore)
 	}
-	for _, suffix := range []string{rebuildSuffix, oldSuffix} {
-		if _, err := os.Stat(v.indexDir() + suffix); !errors.Is(err, os.ErrNotExist) {
+	for _, suffix := range []string{indexing.RebuildSuffix, indexing.OldSuffix} {
+		if _, err := os.Stat(v.index.Dir() + suffix); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s left behind: %v", suffix, err)
 		}
 	}
@@ -251,7 +251,7 @@ func TestRebuildWhileSearchingAndWriting(t *testing.T) {
 // works too.
 func TestRebuildRepairsADamagedIndex(t *testing.T) {
 	v, dir := sampleVault(t)
-	if err := os.WriteFile(v.indexDir(), []byte("not a folder"), 0o644); err != nil {
+	if err := os.WriteFile(v.index.Dir(), []byte("not a folder"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.SearchIndex(); err == nil {
@@ -337,7 +337,7 @@ func TestCloseDuringRebuildReturns(t *testing.T) {
 	within(t, held, "the rebuild's first step")
 	closed := make(chan error, 1)
 	go func() { closed <- v.Close() }()
-	for !v.index.stopping.Load() {
+	for !v.index.Stopping() {
 		time.Sleep(time.Millisecond) // Close has begun; the build is still held
 	}
 	let()
@@ -347,7 +347,7 @@ func TestCloseDuringRebuildReturns(t *testing.T) {
 	if err := within(t, rebuilt, "the rebuild"); err == nil || !strings.Contains(err.Error(), "closing") {
 		t.Fatalf("a rebuild stopped by Close: %v", err)
 	}
-	if _, err := os.Stat(v.indexDir() + rebuildSuffix); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(v.index.Dir() + indexing.RebuildSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the unfinished index is left behind: %v", err)
 	}
 	v2, err := Open(dir, Options{Quiet: testQuiet})
@@ -368,7 +368,7 @@ func TestCloseDuringRebuildReturns(t *testing.T) {
 // never replaced: the Rebuild fails saying so, and changes nothing.
 func TestRebuildRefusesAnIndexHeldElsewhere(t *testing.T) {
 	v, _ := sampleVault(t)
-	other, err := search.Open(v.indexDir(), search.Options{})
+	other, err := search.Open(v.index.Dir(), search.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,8 +382,8 @@ func TestRebuildRefusesAnIndexHeldElsewhere(t *testing.T) {
 	if other.Len() != 1 || other.Version("x.md") != "1" {
 		t.Fatal("the other process's index changed")
 	}
-	for _, suffix := range []string{rebuildSuffix, oldSuffix} {
-		if _, err := os.Stat(v.indexDir() + suffix); !errors.Is(err, os.ErrNotExist) {
+	for _, suffix := range []string{indexing.RebuildSuffix, indexing.OldSuffix} {
+		if _, err := os.Stat(v.index.Dir() + suffix); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s: %v", suffix, err)
 		}
 	}
@@ -394,12 +394,12 @@ func TestRebuildRefusesAnIndexHeldElsewhere(t *testing.T) {
 // process holds one (then it is kept, and said).
 func TestLeftoversOfACrashedRebuildAreRemoved(t *testing.T) {
 	v, _ := sampleVault(t)
-	held, err := search.Open(v.indexDir()+oldSuffix, search.Options{})
+	held, err := search.Open(v.index.Dir()+indexing.OldSuffix, search.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	side := v.indexDir() + rebuildSuffix
+	side := v.index.Dir() + indexing.RebuildSuffix
 	if err := os.MkdirAll(filepath.Join(side, "bleve"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestLeftoversOfACrashedRebuildAreRemoved(t *testing.T) {
 	if _, err := os.Stat(side); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the unfinished index is left: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(v.indexDir()+oldSuffix, search.LockFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(v.index.Dir()+indexing.OldSuffix, search.LockFile)); err != nil {
 		t.Errorf("a folder another process holds was deleted: %v", err)
 	}
 	if !found(t, v, "rollback", rollback) {

@@ -92,7 +92,7 @@ type candidate struct {
 // neighbours in the link graph, and the caller's own private memory, each
 // excerpt with its source. The context never exceeds the budget.
 func (v *Vault) Recall(ctx context.Context, c access.Caller, topic, project string, budget int) (*RecallResult, error) {
-	defer v.searchRuns()()
+	defer v.index.SearchRuns()()
 	if budget == 0 {
 		budget = DefaultRecallBudget
 	}

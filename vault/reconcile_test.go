@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/search"
+	"github.com/cairn-dev/cairn/vault/indexing"
 )
 
 // A vault whose server was killed: its search index is on disk as Bleve
@@ -24,7 +25,7 @@ func TestKilledServersIndexIsReconciled(t *testing.T) {
 	for _, side := range []string{"bleve ahead", "bleve behind"} {
 		t.Run(side, func(t *testing.T) {
 			v, dir := sampleVault(t)
-			idx := v.indexDir()
+			idx := v.index.Dir()
 			q := createT(t, v, "chat", "# Turn 1\n\nWhere is the bakery? markerquestionone\n", nil)
 			a := createT(t, v, "chat", "# Turn 2\n\nNear the station. markeranswerone\n", []LinkSpec{{Type: "follows", To: q.Path}})
 			doomed := createT(t, v, "tmp", "# Doomed\n\nmarkerdoomed\n", nil)
@@ -263,14 +264,14 @@ func TestLongNeighbourLeftInTheLaneIsRefreshedAtTheNextStart(t *testing.T) {
 	searchT(t, v, owner, SearchArgs{Query: "markerreplytwo"}) // the question joins the lane's queue
 	closed := make(chan error, 1)
 	go func() { closed <- v.Close() }()
-	for !v.index.stopping.Load() {
+	for !v.index.Stopping() {
 		time.Sleep(time.Millisecond) // Close has begun: the lane stops after its note
 	}
 	release <- struct{}{}
 	if err := within(t, closed, "Close"); err != nil {
 		t.Fatal(err)
 	}
-	laneHook = nil // the lane of the vault opened next is not held
+	indexing.TestHooks.Lane = nil // the lane of the vault opened next is not held
 
 	v = reopen(t, dir)
 	ix, err := v.SearchIndex()

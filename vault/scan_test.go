@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// A long note waiting for the lane (indexlane.go) is found meanwhile, read
+// A long note waiting for the lane (package vault/indexing, lane.go) is found meanwhile, read
 // from disk, by those who may read it only; once indexed, as before.
 func TestLongNoteIsFoundBeforeTheLaneIndexesIt(t *testing.T) {
 	v, dir := sampleVault(t)
@@ -27,37 +27,5 @@ func TestLongNoteIsFoundBeforeTheLaneIndexesIt(t *testing.T) {
 	waitLaneT(t, v)
 	if r := searchT(t, v, owner, SearchArgs{Query: "hornwort census"}); len(r.Results) == 0 || r.Results[0].Path != "acme/long.md" || r.IndexPending != 0 {
 		t.Errorf("once indexed: %v, %d pending", resultPaths(r), r.IndexPending)
-	}
-}
-
-// A bounded scan reads the notes the build reaches last first: the rest
-// of the build is given from its end, after any note written meanwhile.
-func TestUnindexedGivesTheBuildsRestFromItsEnd(t *testing.T) {
-	v, _ := sampleVault(t)
-	plan, err := v.planSearch(owner, SearchArgs{Query: "anything"}, "query")
-	if err != nil {
-		t.Fatal(err)
-	}
-	todo := v.catalog.pathsUnder("acme/")
-	if len(todo) < 4 {
-		t.Fatalf("the sample vault has %d notes under acme/", len(todo))
-	}
-	v.catalog.takeChanged(nil, false) // as the build took them
-	b := &firstBuild{todo: todo}
-	b.done.Store(1)
-	u := v.unindexed(b, plan.q.Filter)
-	if u == nil {
-		t.Fatal("nothing unindexed")
-	}
-	var fromBuild []string
-	for _, p := range u.Paths {
-		if slices.Contains(todo[1:], p) {
-			fromBuild = append(fromBuild, p)
-		}
-	}
-	want := slices.Clone(todo[1:])
-	slices.Reverse(want)
-	if !slices.Equal(fromBuild, want) {
-		t.Fatalf("the build's rest is given as\n%v\nwant\n%v", fromBuild, want)
 	}
 }

@@ -155,7 +155,7 @@ func (v *Vault) planSearch(c access.Caller, a SearchArgs, queryArg string) (*sea
 // private memory ("search before write" finds duplicates). Access is part
 // of the query, so nothing from elsewhere is scored, counted or shown.
 func (v *Vault) Search(ctx context.Context, c access.Caller, a SearchArgs) (*SearchResult, error) {
-	defer v.searchRuns()()
+	defer v.index.SearchRuns()()
 	plan, err := v.planSearch(c, a, "query")
 	if err != nil {
 		return nil, err
@@ -164,8 +164,8 @@ func (v *Vault) Search(ctx context.Context, c access.Caller, a SearchArgs) (*Sea
 	if err != nil {
 		return nil, err
 	}
-	out := &SearchResult{Query: a.Query, Mode: string(res.Mode), Requested: string(plan.q.Mode), Notice: res.Notice, VectorsPending: res.VectorsPending, IndexPending: v.indexPending(plan.q.Filter.Scopes), Results: []SearchHit{}}
-	if notice := v.searchNotice(); res.Mode != plan.q.Mode && notice != "" {
+	out := &SearchResult{Query: a.Query, Mode: string(res.Mode), Requested: string(plan.q.Mode), Notice: res.Notice, VectorsPending: res.VectorsPending, IndexPending: v.index.Pending(plan.q.Filter.Scopes), Results: []SearchHit{}}
+	if notice := v.index.Notice(); res.Mode != plan.q.Mode && notice != "" {
 		out.Notice = notice + "; ran lexically" // a broken embedder setting
 	}
 	for _, h := range res.Hits {
@@ -207,7 +207,7 @@ func (v *Vault) hitView(c access.Caller, ix *search.Index, h search.Hit, query s
 // SemanticSearch reports whether semantic search is available: an
 // embedder is configured and works.
 func (v *Vault) SemanticSearch() bool {
-	if ix := v.index.ix.Load(); ix != nil {
+	if ix := v.index.Current(); ix != nil {
 		return ix.Semantic()
 	}
 	// Not open yet (it may be building): the settings say.
@@ -224,56 +224,13 @@ func (v *Vault) NoteCount() int {
 	return v.catalog.count()
 }
 
-// runSearch runs a query on the index, brought up to date with every note
-// the catalog has seen first, so a search never misses a write of a note
-// up to 64 KiB; longer ones are indexed in the background, and a search
-// does not wait for them (IndexPending says how many there are): it reads
-// them instead (scan.go).
-//
-// The index it returns may be closed by a Rebuild's swap as soon as it
-// returns: the caller only analyses text with it (Snippet, FirstMatch,
-// MatchesIn), which needs no open index.
+// runSearch runs q on the index kept up to date with the notes
+// (indexing.Keeper.Search: during a first build and for long notes not
+// indexed yet, it reads them instead). The index it returns may be closed
+// by a Rebuild as soon as it returns: the caller only analyses text with
+// it (Snippet, FirstMatch, MatchesIn), which needs no open index.
 func (v *Vault) runSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, error) {
-	defer v.searchRuns()() // Search and Recall count their snippets and packing too
-	if !v.index.ready.Load() && v.answerDuringBuild {
-		if ix, res, ok, err := v.partialSearch(ctx, q); ok {
-			return ix, res, err
-		}
-	}
-	for {
-		ix, err := v.searchIndexCtx(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		if q.Scanned == nil {
-			// Long notes waiting in the lane, read before useMu is taken.
-			if q.Scanned, err = v.scanUnindexed(ctx, ix, nil, q); err != nil {
-				return nil, nil, err
-			}
-		}
-		// Taken once the index is known (never while waiting for a build,
-		// which a swap may be part of); a swap in between replaced it.
-		v.index.useMu.RLock()
-		if v.index.ix.Load() != ix || !v.index.ready.Load() {
-			v.index.useMu.RUnlock()
-			continue
-		}
-		res, err := v.searchOn(ctx, ix, q)
-		v.index.useMu.RUnlock()
-		if err != nil {
-			return nil, nil, err
-		}
-		return ix, res, nil
-	}
-}
-
-// searchOn brings ix up to date with the catalog, then runs q on it; the
-// caller holds useMu (read).
-func (v *Vault) searchOn(ctx context.Context, ix *search.Index, q search.Query) (*search.Result, error) {
-	if err := v.syncIndex(false); err != nil {
-		return nil, err
-	}
-	return ix.Search(ctx, q)
+	return v.index.Search(ctx, q)
 }
 
 // SearchLanguages says which languages search understands.

@@ -117,6 +117,6 @@ func (v *Vault) takeStoreRecoveries() []gitstore.RecoveryReport {
 	for _, r := range reps {
 		v.catalog.refresh(v.root, r.Paths)
 	}
-	v.indexSoon()
+	v.index.Soon()
 	return reps
 }

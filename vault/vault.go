@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/indexing"
 	"github.com/cairn-dev/cairn/vault/note"
 )
 
@@ -70,9 +71,9 @@ type Vault struct {
 
 	visitMu sync.Mutex // serialises updates of the last-visit marks
 
-	// index is the search index and the lane that keeps it up to date
-	// (indexlane.go).
-	index searchState
+	// index is the search index and what keeps it up to date (package
+	// indexing; the vault's side is indexnotes.go).
+	index *indexing.Keeper
 
 	// attached holds what other packages keep per open vault (Attached in
 	// hooks_families.go): the memory families' state.
@@ -93,8 +94,6 @@ type Vault struct {
 	watchers sync.WaitGroup
 
 	quiet time.Duration // see Options.Quiet
-	// answerDuringBuild: see Options.AnswerDuringBuild.
-	answerDuringBuild bool
 
 	hostLock *os.File
 }
@@ -115,7 +114,8 @@ func Open(root string, opts Options) (*Vault, error) {
 	if err := Check(root); err != nil {
 		return nil, err
 	}
-	v := &Vault{root: abs, quiet: opts.Quiet, answerDuringBuild: opts.AnswerDuringBuild, closing: make(chan struct{})}
+	v := &Vault{root: abs, quiet: opts.Quiet, closing: make(chan struct{})}
+	v.index = newIndexKeeper(v, opts.AnswerDuringBuild)
 	if v.quiet <= 0 {
 		v.quiet = DefaultQuiet
 	}
@@ -130,14 +130,14 @@ func Open(root string, opts Options) (*Vault, error) {
 			opts.Locked()
 		}
 		if opts.OpenIndex {
-			v.openIndexEarly()
+			v.index.OpenEarly()
 		}
 	}
 	err = v.load(opts)
 	if loadedHook != nil {
 		loadedHook(v)
 	}
-	v.catalogLoaded(err)
+	v.index.CatalogLoaded(err)
 	if err != nil {
 		v.releaseHostLock()
 		return nil, fmt.Errorf("open vault: %w", err)
@@ -220,7 +220,7 @@ func (v *Vault) Close() error {
 	v.mu.Unlock()
 	v.watchers.Wait() // each commits what it has seen first (Watch)
 	err := v.store.Close()
-	if cerr := v.closeIndex(); err == nil {
+	if cerr := v.index.Close(); err == nil {
 		err = cerr
 	}
 	if cerr := v.catalog.persist(); err == nil {
@@ -236,10 +236,8 @@ func (v *Vault) Persist() error {
 	if err := v.store.Persist(); err != nil {
 		return err
 	}
-	if ix := v.index.ix.Load(); ix != nil {
-		if err := ix.Persist(); err != nil {
-			return err
-		}
+	if err := v.index.Persist(); err != nil {
+		return err
 	}
 	return v.catalog.persist()
 }
@@ -403,7 +401,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	v.scannedAt = time.Now()
 	v.scanTook = v.scannedAt.Sub(began)
 	v.mu.Unlock()
-	v.indexSoon()
+	v.index.Soon()
 	return changed, nil
 }
 

@@ -198,7 +198,7 @@ func (l *watchLoop) lookAtTouched() {
 	batch := l.touched
 	l.touched = map[string]time.Time{}
 	changed := l.v.lookAt(batch, l.watchTree)
-	l.v.indexSoon()
+	l.v.index.Soon()
 	l.pendingMu.Lock()
 	defer l.pendingMu.Unlock()
 	for _, p := range changed {
@@ -437,6 +437,6 @@ func (v *Vault) Indexed(path string) bool {
 	if !ok {
 		return false
 	}
-	ix := v.index.ix.Load()
+	ix := v.index.Current()
 	return ix == nil || ix.Version(path) == ver
 }

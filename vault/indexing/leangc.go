@@ -1,4 +1,4 @@
-package vault
+package indexing
 
 import (
 	"os"
@@ -37,17 +37,17 @@ import (
 // twice its live heap under a burst of writes: 1.2–1.6 GiB at 100,000
 // notes for a live heap of 430 MiB, 962 MiB at 50 % (membench -writes,
 // docs/benchmarks-history.md, "A burst of writes in a big vault"). A
-// heap past bigHeap collects at bigGCPercent; it
+// heap past bigHeap collects at BigGCPercent; it
 // is small again under three quarters of bigHeap, so a heap near the line
-// does not flip at every look. followHeap looks at the live heap between
+// does not flip at every look. FollowHeap looks at the live heap between
 // a build's steps and every few seconds in the background upkeep.
 //
 // A person's own GOGC wins: with GOGC in the environment the setting is
 // never touched.
 const (
-	buildGCPercent    = 40
-	bigBuildGCPercent = 25
-	bigGCPercent      = 50
+	BuildGCPercent    = 40 // while a build runs
+	BigBuildGCPercent = 25 // while a build runs in a heap past bigHeap
+	BigGCPercent      = 50 // a heap past bigHeap, no build running
 )
 
 // bigHeap is the live heap past which the collector runs tighter (a
@@ -68,11 +68,11 @@ var lean struct {
 func wantGC() int {
 	switch {
 	case lean.builds > 0 && lean.big:
-		return bigBuildGCPercent
+		return BigBuildGCPercent
 	case lean.builds > 0:
-		return buildGCPercent
+		return BuildGCPercent
 	case lean.big:
-		return bigGCPercent
+		return BigGCPercent
 	}
 	return 100
 }
@@ -86,9 +86,9 @@ func applyGC() {
 	}
 }
 
-// leanGC sets the collector for a build until every restore returned by
+// LeanGC sets the collector for a build until every restore returned by
 // the calls made meanwhile has been called.
-func leanGC() (restore func()) {
+func LeanGC() (restore func()) {
 	lean.mu.Lock()
 	defer lean.mu.Unlock()
 	lean.builds++
@@ -101,8 +101,8 @@ func leanGC() (restore func()) {
 	})
 }
 
-// followHeap looks at the live heap and sets the collector for it.
-func followHeap() { lookAtHeap(liveHeap()) }
+// FollowHeap looks at the live heap and sets the collector for it.
+func FollowHeap() { lookAtHeap(liveHeap()) }
 
 // lookAtHeap sets the collector for a live heap of live bytes.
 func lookAtHeap(live uint64) {

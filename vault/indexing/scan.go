@@ -1,9 +1,8 @@
-package vault
+package indexing
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -13,7 +12,7 @@ import (
 
 // Searching the notes the index does not hold yet: the rest of a first
 // build (a fresh clone), the notes written while it runs, and the long
-// notes waiting in the lane (indexlane.go). A search reads them from
+// notes waiting in the lane (lane.go). A search reads them from
 // disk, those the caller may read only, and merges what holds its words
 // into its lexical list (search.Index.Scan; docs/search-index.md, "During
 // a build"). No lock is held while they are read.
@@ -21,8 +20,8 @@ import (
 // unindexed are the notes the filter f admits (its scopes and folder:
 // the caller's) that the index does not hold yet, nil when there are
 // none. b is the first build running, if one is.
-func (v *Vault) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
-	extra := v.lanePaths()
+func (k *Keeper) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
+	extra := k.lanePaths()
 	if b == nil && len(extra) == 0 {
 		return nil
 	}
@@ -33,28 +32,17 @@ func (v *Vault) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
 		b.mu.Unlock()
 		// Written since the build began: the build's lock holds their
 		// update back until it ends.
-		extra = append(extra, v.catalog.changedNotes()...)
+		extra = append(extra, k.notes.ChangedNotes()...)
 	}
 	slices.Sort(extra)
 	extra = slices.Compact(extra)
-	ps := v.projectSet()
-	// A note's scope is its folder's (but for a file right under people/
-	// or banks/, named as its scope is): known once per folder.
-	inScope := map[string]bool{}
+	scopeOf, _ := k.notes.Scopes()
 	admits := func(p string) bool {
 		if f.PathPrefix != "" && !strings.HasPrefix(p, f.PathPrefix) {
 			return false
 		}
-		dir := parentDir(p)
-		ok, known := inScope[dir]
-		if !known {
-			scope, _, _ := scopeIn(ps, p)
-			ok = slices.Contains(f.Scopes, scope)
-			if dir != PeopleDir && dir != BanksDir {
-				inScope[dir] = ok
-			}
-		}
-		return ok
+		scope, _, _ := scopeOf(p)
+		return slices.Contains(f.Scopes, scope)
 	}
 	// In the order a bounded scan should read them (search.MaxScanNotes):
 	// the notes written since the build began and the lane's first (few,
@@ -76,47 +64,47 @@ func (v *Vault) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
 	if len(paths) == 0 {
 		return nil
 	}
-	return &search.Unindexed{Paths: paths, Doc: v.scanDoc}
+	return &search.Unindexed{Paths: paths, Doc: k.notes.ScanDoc}
 }
 
 // lanePaths are the notes the lane holds (queued or being indexed).
-func (v *Vault) lanePaths() []string {
-	v.index.laneMu.Lock()
-	out := make([]string, 0, len(v.index.lane.queued)+1)
-	for p := range v.index.lane.queued {
+func (k *Keeper) lanePaths() []string {
+	k.laneMu.Lock()
+	out := make([]string, 0, len(k.lane.queued)+1)
+	for p := range k.lane.queued {
 		out = append(out, p)
 	}
-	if c := v.index.lane.current; c != "" {
+	if c := k.lane.current; c != "" {
 		out = append(out, c)
 	}
-	v.index.laneMu.Unlock()
+	k.laneMu.Unlock()
 	return out
 }
 
 // scanUnindexed reads the notes q may find that ix does not hold yet
 // (see unindexed), for q.Scanned; nil when there are none.
-func (v *Vault) scanUnindexed(ctx context.Context, ix *search.Index, b *firstBuild, q search.Query) (*search.Scanned, error) {
-	u := v.unindexed(b, q.Filter)
+func (k *Keeper) scanUnindexed(ctx context.Context, ix *search.Index, b *firstBuild, q search.Query) (*search.Scanned, error) {
+	u := k.unindexed(b, q.Filter)
 	if u == nil {
 		return nil, nil
 	}
 	// Opened relative to the vault's folder: its path is not walked again
 	// for each note.
-	root, err := syscall.Open(v.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	root, err := syscall.Open(k.cfg.Root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("scan the notes not indexed yet: %w", err)
 	}
 	defer syscall.Close(root)
-	u.Read = func(p string, buf []byte) ([]byte, error) { return readForScan(root, p, buf) }
+	u.Read = func(p string, buf []byte) ([]byte, error) { return readForScan(root, p, buf, k.cfg.MaxReadBytes) }
 	return ix.Scan(ctx, q, u)
 }
 
 // readForScan reads the note at p in the folder root (a descriptor), into
-// buf when it is large enough, as readFileNoFollow does (no symbolic link,
+// buf when it is large enough, as the vault's own reads do (no symbolic link,
 // a regular file, bounded), with the system calls alone: an os.File costs
 // a scan of 100,000 notes as much again (the poller's registration, a
 // finalizer).
-func readForScan(root int, p string, buf []byte) ([]byte, error) {
+func readForScan(root int, p string, buf []byte, limit int64) ([]byte, error) {
 	fd, err := syscall.Openat(root, p, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
@@ -129,8 +117,8 @@ func readForScan(root int, p string, buf []byte) ([]byte, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, fmt.Errorf("%s is not a regular file", p)
 	}
-	if st.Size > maxReadBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", p, maxReadBytes)
+	if st.Size > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, limit)
 	}
 	size := int(st.Size)
 	if cap(buf) < size {
@@ -152,17 +140,6 @@ func readForScan(root int, p string, buf []byte) ([]byte, error) {
 		n += k
 	}
 	return buf[:n], nil
-}
-
-// scanDoc is the note at p, whose file holds data, as the index would
-// see it, less its sequence and context (nil when it is gone).
-func (v *Vault) scanDoc(p string, data []byte) *search.Doc {
-	fi, err := os.Lstat(v.abs(p))
-	if err != nil {
-		return nil
-	}
-	d, _ := v.docOf(p, data, fi)
-	return d
 }
 
 // scanNotice is what the notice of an answer made during a build says

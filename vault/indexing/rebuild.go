@@ -1,4 +1,4 @@
-package vault
+package indexing
 
 import (
 	"errors"
@@ -18,8 +18,8 @@ import (
 // written meanwhile). The live folder is never written by the build, so
 // a Rebuild that fails or is stopped leaves it as it was.
 const (
-	rebuildSuffix = ".rebuild" // the new index, while it is built
-	oldSuffix     = ".old"     // the index it replaced, until deleted
+	RebuildSuffix = ".rebuild" // the new index, while it is built
+	OldSuffix     = ".old"     // the index it replaced, until deleted
 )
 
 // rebuildCloseWait bounds how long the new index's Close waits for
@@ -40,13 +40,8 @@ type rebuildJob struct {
 	dirty map[string]bool
 }
 
-// rebuildHook, set by tests only, runs after each step of a Rebuild's
-// build (done of total notes indexed): a test holds the build there to
-// write, search or close the vault meanwhile.
-var rebuildHook func(done, total int)
-
 // Rebuild rebuilds the search index (Bleve and vectors) from the notes, on a
-// vault whose index may be open and in use. progress as for Reindex. Returns
+// vault whose index may be open and in use. progress is told each stage ("index", then "embed") with its notes done of its total. Returns
 // when the index and the vectors are complete.
 //
 // The new index is built in a folder of its own, and its vectors made;
@@ -60,16 +55,16 @@ var rebuildHook func(done, total int)
 // its next step and leaves the live index as it was. The caller guarantees
 // one process holds the index (the host lock); a live folder another
 // process has locked is never replaced (search.ErrIndexBusy).
-func (v *Vault) Rebuild(progress func(stage string, done, total int)) error {
+func (k *Keeper) Rebuild(progress func(stage string, done, total int)) error {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
-	s := &v.index
+	s := k
 	s.rebuildMu.Lock()
 	defer s.rebuildMu.Unlock()
-	serving, claim, err := v.claimRebuild()
+	serving, claim, err := k.claimRebuild()
 	if err == nil {
-		err = v.rebuild(serving, progress)
+		err = k.rebuild(serving, progress)
 	}
 	if claim != nil {
 		// The searches that waited use the new index now, or get the
@@ -89,8 +84,8 @@ func (v *Vault) Rebuild(progress func(stage string, done, total int)) error {
 // index answers searches while the Rebuild builds. When none does, claim
 // is what searches wait for until the Rebuild ends (and no first open
 // starts meanwhile).
-func (v *Vault) claimRebuild() (serving bool, claim chan struct{}, err error) {
-	s := &v.index
+func (k *Keeper) claimRebuild() (serving bool, claim chan struct{}, err error) {
+	s := k
 	for {
 		s.openMu.Lock()
 		wait := s.opening
@@ -116,15 +111,15 @@ func (v *Vault) claimRebuild() (serving bool, claim chan struct{}, err error) {
 // rebuild builds the new index, makes its vectors when an index serves
 // meanwhile, swaps it in, then waits for the long notes and vectors that
 // the swap's catch-up queued.
-func (v *Vault) rebuild(serving bool, progress func(string, int, int)) error {
-	s := &v.index
+func (k *Keeper) rebuild(serving bool, progress func(string, int, int)) error {
+	s := k
 	// The build's collector setting (leangc.go) holds through the save,
 	// the swap and the vectors after it: restored when the build ended,
 	// the heap grew into a big heap's 50 % there, the highest point of a
 	// 100,000-note rebuild (docs/benchmarks-history.md, "The end of a build").
-	defer leanGC()()
-	live := v.indexDir()
-	side := live + rebuildSuffix
+	defer LeanGC()()
+	live := k.cfg.Dir
+	side := live + RebuildSuffix
 	if s.ix.Load() == nil {
 		// No index of this process holds the live folder: hold its lock,
 		// so the folder of another process's index is never replaced.
@@ -134,11 +129,11 @@ func (v *Vault) rebuild(serving bool, progress func(string, int, int)) error {
 		}
 		defer release()
 	}
-	if err := v.removeLeftovers(); err != nil {
+	if err := k.removeLeftovers(); err != nil {
 		return err
 	}
-	emb, notice := v.searchEmbedder()
-	nix, err := search.Open(side, v.indexOptions(emb, rebuildCloseWait))
+	emb, notice := k.cfg.Embedder()
+	nix, err := search.Open(side, k.options(emb, rebuildCloseWait))
 	if err != nil {
 		return err
 	}
@@ -146,93 +141,89 @@ func (v *Vault) rebuild(serving bool, progress func(string, int, int)) error {
 	s.mu.Lock()
 	s.job = job
 	s.mu.Unlock()
-	err = v.buildIndex(nix, serving, progress)
+	err = k.buildInto(nix, serving, progress)
 	if err == nil && serving {
-		err = v.waitEmbedded(nix, progress)
+		err = k.waitEmbedded(nix, progress)
 	}
 	if err == nil && s.stopping.Load() {
 		err = errClosing
 	}
 	if err != nil {
-		v.dropRebuild(nix, side)
+		k.dropRebuild(nix, side)
 		return err
 	}
 	// Saved and closed before the swap, which holds the searches.
 	if err := nix.Close(); err != nil {
-		SearchLog("search index: %v", err) // opened again, it is checked
+		k.cfg.Logf("search index: %v", err) // opened again, it is checked
 	}
-	if err := v.swapIndex(side, emb, notice, job); err != nil {
+	if err := k.swapIndex(side, emb, notice, job); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(live + oldSuffix); err != nil {
-		SearchLog("search index: remove the replaced index: %v", err)
+	if err := os.RemoveAll(live + OldSuffix); err != nil {
+		k.cfg.Logf("search index: remove the replaced index: %v", err)
 	}
-	v.waitLane()
+	k.WaitLane()
 	ix := s.ix.Load()
-	if err := v.waitEmbedded(ix, progress); err != nil {
+	if err := k.waitEmbedded(ix, progress); err != nil {
 		return err
 	}
 	if s.stopping.Load() {
 		return errClosing // the lane stopped before its queue was done
 	}
 	err = ix.Persist()
-	if rebuiltHook != nil {
-		rebuiltHook()
+	if TestHooks.Rebuilt != nil {
+		TestHooks.Rebuilt()
 	}
 	return err
 }
 
-// rebuiltHook, set by tests only, runs at the end of a Rebuild that
-// succeeded, before the build's collector setting is restored.
-var rebuiltHook func()
-
 // dropRebuild gives a Rebuild's new index up: its folder is deleted, and
 // the live index's updates stop telling it what they change.
-func (v *Vault) dropRebuild(nix *search.Index, side string) {
-	v.index.mu.Lock()
-	v.index.job = nil
-	v.index.mu.Unlock()
+func (k *Keeper) dropRebuild(nix *search.Index, side string) {
+	k.mu.Lock()
+	k.job = nil
+	k.mu.Unlock()
 	if err := nix.Discard(); err != nil {
-		SearchLog("search index: %v", err)
+		k.cfg.Logf("search index: %v", err)
 	}
 	if err := os.RemoveAll(side); err != nil {
-		SearchLog("search index: remove the unfinished rebuild: %v", err)
+		k.cfg.Logf("search index: remove the unfinished rebuild: %v", err)
 	}
 }
 
-// buildIndex indexes every note into nix, a new index no search uses
-// yet: the notes up to largeNoteBytes in steps of indexStep, then the
+// buildInto indexes every note into nix, a new index no search uses
+// yet: the notes up to LargeNoteBytes in steps of Step, then the
 // long ones one at a time (here, not in the lane: the Rebuild returns
 // with them indexed), telling progress ("index"). It holds no lock of
 // the live index. When an index serves searches meanwhile, each step lets
 // the running ones go first (at most laneYield), as the lane does. Close
 // stops it at its next step.
-func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string, int, int)) error {
-	short, long := v.catalog.allBySize()
+func (k *Keeper) buildInto(nix *search.Index, serving bool, progress func(string, int, int)) error {
+	short, long := k.notes.AllBySize()
 	total, done := len(short)+len(long), 0
 	next := func(n int) error {
 		if n > 0 {
 			done += n
 			progress("index", done, total)
-			if rebuildHook != nil {
-				rebuildHook(done, total)
+			if TestHooks.Rebuild != nil {
+				TestHooks.Rebuild(done, total)
 			}
 		}
-		if v.index.stopping.Load() {
+		if k.stopping.Load() {
 			return errClosing
 		}
 		if serving {
-			v.yieldToSearches()
+			k.yieldToSearches()
 		}
 		return nil
 	}
 	if err := next(0); err != nil {
 		return err
 	}
-	for i := 0; i < len(short); i += indexStep {
-		batch := short[i:min(i+indexStep, len(short))]
-		followHeap()
-		if err := nix.Apply(v.searchDocs(batch), nil); err != nil {
+	for i := 0; i < len(short); i += Step {
+		batch := short[i:min(i+Step, len(short))]
+		FollowHeap()
+		if err := nix.Apply(k.docs(batch), nil); err != nil {
 			return err
 		}
 		if err := next(len(batch)); err != nil {
@@ -241,7 +232,7 @@ func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string
 	}
 	for _, p := range long {
 		// Unreadable: left out, as an ordinary update leaves it out.
-		if d, err := v.searchDoc(p); err == nil {
+		if d, err := k.notes.Doc(p); err == nil {
 			if err := nix.ApplyLarge(d); err != nil {
 				return err
 			}
@@ -256,10 +247,10 @@ func (v *Vault) buildIndex(nix *search.Index, serving bool, progress func(string
 // waitEmbedded waits until ix has every vector it is waiting for,
 // telling progress ("embed"); Close ends the wait. An embedder that does
 // not answer makes it wait until it does (it is retried) or Close.
-func (v *Vault) waitEmbedded(ix *search.Index, progress func(string, int, int)) error {
+func (k *Keeper) waitEmbedded(ix *search.Index, progress func(string, int, int)) error {
 	total := ix.VectorsPending()
 	for n := total; n > 0; n = ix.VectorsPending() {
-		if v.index.stopping.Load() {
+		if k.stopping.Load() {
 			return errClosing
 		}
 		total = max(total, n)
@@ -279,11 +270,11 @@ func (v *Vault) waitEmbedded(ix *search.Index, progress func(string, int, int)) 
 // (job), their sequence neighbours, and every note whose version or scope
 // it does not hold. It fails only if the folders cannot be swapped or the
 // index opened; then no index serves until the next Rebuild or restart.
-func (v *Vault) swapIndex(side string, emb search.Embedder, notice string, job *rebuildJob) error {
-	s := &v.index
-	live := v.indexDir()
-	v.pauseLane()
-	defer v.resumeLane()
+func (k *Keeper) swapIndex(side string, emb search.Embedder, notice string, job *rebuildJob) error {
+	s := k
+	live := k.cfg.Dir
+	k.pauseLane()
+	defer k.resumeLane()
 	s.useMu.Lock()
 	defer s.useMu.Unlock()
 	s.mu.Lock()
@@ -291,16 +282,16 @@ func (v *Vault) swapIndex(side string, emb search.Embedder, notice string, job *
 	s.job = nil
 	if s.closed || s.stopping.Load() {
 		if err := os.RemoveAll(side); err != nil {
-			SearchLog("search index: remove the unfinished rebuild: %v", err)
+			k.cfg.Logf("search index: remove the unfinished rebuild: %v", err)
 		}
 		return errClosing
 	}
 	if old := s.ix.Load(); old != nil {
 		if err := old.Discard(); err != nil {
-			SearchLog("search index: %v", err)
+			k.cfg.Logf("search index: %v", err)
 		}
 	}
-	ix, err := swapFolders(live, side, v.indexOptions(emb, 0))
+	ix, err := swapFolders(live, side, k.options(emb, 0))
 	if err != nil {
 		s.ix.Store(nil)
 		s.openMu.Lock()
@@ -317,7 +308,7 @@ func (v *Vault) swapIndex(side string, emb search.Embedder, notice string, job *
 			force[q] = true
 		}
 	}
-	err = v.syncLocked(ix, true, force)
+	err = k.syncLocked(ix, true, force)
 	ix.QueueMissingVectors()
 	s.openMu.Lock()
 	s.notice, s.err = notice, err
@@ -329,7 +320,7 @@ func (v *Vault) swapIndex(side string, emb search.Embedder, notice string, job *
 // swapFolders moves the live index's folder aside (to live.old, deleted
 // later) and the new one, closed, in its place, and opens it there.
 func swapFolders(live, side string, opts search.Options) (*search.Index, error) {
-	if err := os.Rename(live, live+oldSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Rename(live, live+OldSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("move the replaced index aside: %w", err)
 	}
 	if err := os.Rename(side, live); err != nil {
@@ -341,8 +332,8 @@ func swapFolders(live, side string, opts search.Options) (*search.Index, error) 
 // removeLeftovers deletes the folders a Rebuild stopped by a crash left
 // (its unfinished index, the index it replaced), unless a process holds
 // them (search.ErrIndexBusy).
-func (v *Vault) removeLeftovers() error {
-	for _, dir := range []string{v.indexDir() + rebuildSuffix, v.indexDir() + oldSuffix} {
+func (k *Keeper) removeLeftovers() error {
+	for _, dir := range []string{k.cfg.Dir + RebuildSuffix, k.cfg.Dir + OldSuffix} {
 		release, err := lockIndexDir(dir)
 		if err != nil {
 			return err
@@ -373,4 +364,11 @@ func lockIndexDir(dir string) (release func(), err error) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// RebuildsDone returns once no Rebuild runs (one that starts later is
+// not waited for).
+func (k *Keeper) RebuildsDone() {
+	k.rebuildMu.Lock()
+	defer k.rebuildMu.Unlock()
 }

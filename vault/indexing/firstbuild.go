@@ -1,4 +1,4 @@
-package vault
+package indexing
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func (b *firstBuild) start(todo []string) {
 }
 
 // pending is how many notes in scopes are not indexed yet.
-func (b *firstBuild) pending(v *Vault, scopes []string) int {
+func (b *firstBuild) pending(scopeOf ScopeFunc, scopes []string) int {
 	b.mu.Lock()
 	rest := b.todo[min(int(b.done.Load()), len(b.todo)):]
 	b.mu.Unlock()
@@ -50,7 +50,7 @@ func (b *firstBuild) pending(v *Vault, scopes []string) int {
 	}
 	n := 0
 	for _, p := range rest {
-		if s, _, _ := v.scopeOf(p); ok[s] {
+		if s, _, _ := scopeOf(p); ok[s] {
 			n++
 		}
 	}
@@ -62,10 +62,10 @@ func (b *firstBuild) pending(v *Vault, scopes []string) int {
 // reached yet, read from disk (scan.go): ok false when no first build
 // runs, or one of a single step (the caller waits for it). The result's
 // notice says how many notes are not indexed and what was read of them.
-func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, bool, error) {
-	s := &v.index
+func (k *Keeper) partialSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, bool, error) {
+	s := k
 	s.openMu.Lock()
-	_, begun, _ := v.startIndexLocked()
+	_, begun, _ := k.startIndexLocked()
 	s.openMu.Unlock()
 	if begun != nil {
 		select {
@@ -74,27 +74,28 @@ func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Inde
 			return nil, nil, true, fmt.Errorf("search index: still being opened: %w", ctx.Err())
 		}
 	}
-	b := v.index.build.Load()
-	if b == nil || b.indexed() <= indexStep {
+	b := k.build.Load()
+	if b == nil || b.indexed() <= Step {
 		return nil, nil, false, nil // none, or one step: wait for it
 	}
 	// The notes not indexed yet are read before useMu is taken: a swap
 	// never waits for that.
-	sc, err := v.scanUnindexed(ctx, b.ix, b, q)
+	sc, err := k.scanUnindexed(ctx, b.ix, b, q)
 	if err != nil {
 		return nil, nil, true, err
 	}
 	q.Scanned = sc
-	v.index.useMu.RLock()
-	defer v.index.useMu.RUnlock()
-	if v.index.ix.Load() != b.ix || v.index.build.Load() != b {
+	k.useMu.RLock()
+	defer k.useMu.RUnlock()
+	if k.ix.Load() != b.ix || k.build.Load() != b {
 		return nil, nil, false, nil // it ended meanwhile: the index is ready
 	}
 	res, err := b.ix.Search(ctx, q)
 	if err != nil {
 		return nil, nil, true, err
 	}
-	if n := b.pending(v, q.Filter.Scopes); n > 0 {
+	scopeOf, _ := k.notes.Scopes()
+	if n := b.pending(scopeOf, q.Filter.Scopes); n > 0 {
 		note := fmt.Sprintf("the search index is still being built: %d of your notes are not in it yet (indexPending)", n)
 		if s := scanNotice(res.Scan); s != "" {
 			note += "; " + s
@@ -106,4 +107,22 @@ func (v *Vault) partialSearch(ctx context.Context, q search.Query) (*search.Inde
 		res.Notice = note
 	}
 	return b.ix, res, true, nil
+}
+
+// BuildState is the first build's progress, while it runs.
+type BuildState struct {
+	Index *search.Index // the index it fills
+	Todo  []string      // the notes it indexes, in order (nil until known)
+	Done  int           // how many of Todo are indexed
+}
+
+// Building is the first build's progress, nil when none runs.
+func (k *Keeper) Building() *BuildState {
+	b := k.build.Load()
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return &BuildState{Index: b.ix, Todo: b.todo, Done: int(b.done.Load())}
 }
