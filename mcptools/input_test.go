@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/cairn-dev/cairn/vault/hindsight"
+	"github.com/cairn-dev/cairn/vault/recall"
 )
 
 // create_notes over HTTP with a title that used to panic the server and
@@ -61,7 +62,7 @@ func TestZeroAndNegativeCountsAreRefused(t *testing.T) {
 		BudgetTokens int `json:"budgetTokens"`
 	}
 	ok(t, c, "recall", map[string]any{"topic": "pricing"}, &rec)
-	if rec.BudgetTokens != vault.DefaultRecallBudget {
+	if rec.BudgetTokens != recall.DefaultBudget {
 		t.Fatalf("default budget: %d", rec.BudgetTokens)
 	}
 	var sr struct {

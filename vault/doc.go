@@ -52,8 +52,11 @@
 //     machine's embedder.
 //
 // Search and its index lane:
-//   - search.go, recall.go, sequence.go: search and recall over the index,
-//     sequence neighbours from typed links.
+//   - search.go, sequence.go: search over the index, sequence neighbours
+//     from typed links.
+//   - recall (the context within a token budget) is package vault/recall,
+//     on the exported API and hooks_recall.go (a planned search, who may
+//     read a note, its title, the notes one link away).
 //   - the index kept up to date in the background (its first build, the
 //     lane of long notes, a rebuild beside the live one, the notes not
 //     indexed yet read by a search meanwhile, the collector's setting) is

@@ -68,3 +68,15 @@ var (
 	SearchT     = searchT
 	ResultPaths = resultPaths
 )
+
+// Pathological, WriteByHand and WaitLaneT are indexlane_test.go's hostile
+// notes and helpers.
+var (
+	Pathological = pathological
+	WriteByHand  = writeByHand
+	WaitLaneT    = waitLaneT
+)
+
+// RescanNow walks the vault for the files written by hand, as a search
+// soon would.
+func RescanNow(v *Vault) error { return v.rescan() }

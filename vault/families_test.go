@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/cairn-dev/cairn/vault/hindsight"
 	"github.com/cairn-dev/cairn/vault/note"
+	"github.com/cairn-dev/cairn/vault/recall"
 	"github.com/cairn-dev/cairn/vault/treaisure"
 	"gopkg.in/yaml.v3"
 )
@@ -99,7 +100,7 @@ func TestSearchDuringFirstBuildReadsTheNotesNotIndexed(t *testing.T) {
 		if r = vault.SearchT(t, v2, owner, vault.SearchArgs{Query: "quillwort", Mode: "lexical"}); !slices.Contains(vault.ResultPaths(r), hidden.Path) {
 			t.Errorf("%s: the owner, who reads every project, does not find %s: %v", when, hidden.Path, vault.ResultPaths(r))
 		}
-		rec, err := v2.Recall(ctx, sam, "quillwort", "", 2000)
+		rec, err := recall.Recall(ctx, v2, sam, "quillwort", "", 2000)
 		if err != nil {
 			t.Fatalf("%s: recall: %v", when, err)
 		}
@@ -281,5 +282,23 @@ func TestEveryPropertyHasOneObsidianTypeVaultWide(t *testing.T) {
 	}
 	if d := types["created"]["datetime"]; len(d) < 60 {
 		t.Errorf("created is a date-time in %d notes only", len(d))
+	}
+}
+
+// Recall over notes that are long, hostile or both (indexlane_test.go's,
+// indexed in the lane) keeps its budget and finds them.
+func TestRecallOverPathologicalNotes(t *testing.T) {
+	v, dir := sampleVault(t)
+	if _, err := v.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
+	vault.WriteByHand(t, v, dir, vault.Pathological())
+	if err := vault.RescanNow(v); err != nil {
+		t.Fatal(err)
+	}
+	vault.WaitLaneT(t, v)
+	rec, err := recall.Recall(t.Context(), v, owner, "markerword markerheadings", "", 2000)
+	if err != nil || rec.UsedTokens > 2000+recall.Overhead || len(rec.Items) == 0 {
+		t.Fatalf("recall over the long notes: %+v, %v", rec, err)
 	}
 }
