@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/hindsight"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -45,7 +46,7 @@ func hindsightTools() []*Tool {
 // tools (Tool.Errors): an isError result whose text is "Error: ...". An
 // unknown bank and a forbidden one read the same.
 func hindsightError(err error) *mcp.CallToolResult {
-	var be *vault.BankError
+	var be *hindsight.BankError
 	var ae *vault.ArgError
 	var rf refusal
 	switch {
@@ -78,7 +79,7 @@ func hindsightPut(ctx context.Context, e *Env, raw json.RawMessage) (any, error)
 			return nil, err
 		}
 	}
-	if _, err := e.Vault.BankPut(e.Caller(), a.BankID, a.Content, a.Context, a.Explanation); err != nil {
+	if _, err := hindsight.Of(e.Vault).Put(e.Caller(), a.BankID, a.Content, a.Context, a.Explanation); err != nil {
 		return nil, err
 	}
 	return mcp.NewToolResultText("Fact stored successfully"), nil
@@ -99,11 +100,11 @@ func hindsightSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 			return nil, err
 		}
 	}
-	budget, err := optionalCount("max_tokens", a.MaxTokens, vault.MinBankTokens, vault.MaxBankTokens)
+	budget, err := optionalCount("max_tokens", a.MaxTokens, hindsight.MinTokens, hindsight.MaxTokens)
 	if err != nil {
 		return nil, err
 	}
-	facts, err := e.Vault.BankSearch(ctx, e.Caller(), a.BankID, a.Query, budget)
+	facts, err := hindsight.Of(e.Vault).Search(ctx, e.Caller(), a.BankID, a.Query, budget)
 	if err != nil {
 		return nil, err
 	}

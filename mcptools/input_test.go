@@ -7,6 +7,8 @@ import (
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/hindsight"
+	"github.com/cairn-dev/cairn/vault/recall"
 )
 
 // create_notes over HTTP with a title that used to panic the server and
@@ -60,7 +62,7 @@ func TestZeroAndNegativeCountsAreRefused(t *testing.T) {
 		BudgetTokens int `json:"budgetTokens"`
 	}
 	ok(t, c, "recall", map[string]any{"topic": "pricing"}, &rec)
-	if rec.BudgetTokens != vault.DefaultRecallBudget {
+	if rec.BudgetTokens != recall.DefaultBudget {
 		t.Fatalf("default budget: %d", rec.BudgetTokens)
 	}
 	var sr struct {
@@ -99,7 +101,7 @@ func TestBankIDCaseDoesNotStrandAGrant(t *testing.T) {
 		t.Fatal(out)
 	}
 	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
-	if err := ts.v.GrantBank(human, "alice", "alice_bank", true); err != nil {
+	if err := hindsight.Of(ts.v).Grant(human, "alice", "alice_bank", true); err != nil {
 		t.Fatal(err)
 	}
 	alice := ts.client(t, ts.token(t, "alice", "write", ToolsetHindsight))

@@ -8,10 +8,11 @@ import (
 
 	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/recall"
 )
 
 // What an agent pays for a reply is the JSON a tool returns: recall keeps
-// it within budgetTokens + vault.RecallOverhead, counted on the reply the
+// it within budgetTokens + recall.Overhead, counted on the reply the
 // client receives.
 func TestRecallReplyKeepsTheBudget(t *testing.T) {
 	ts := newTestServer(t, "../sample-vault")
@@ -22,11 +23,11 @@ func TestRecallReplyKeepsTheBudget(t *testing.T) {
 			t.Fatalf("recall: %v %s", err, text(res))
 		}
 		reply := text(res)
-		var r vault.RecallResult
+		var r recall.Result
 		if err := json.Unmarshal([]byte(reply), &r); err != nil {
 			t.Fatal(err)
 		}
-		if n := search.Tokens(reply); n > budget+vault.RecallOverhead || n != r.UsedTokens {
+		if n := search.Tokens(reply); n > budget+recall.Overhead || n != r.UsedTokens {
 			t.Errorf("budget %d: the reply has %d tokens (usedTokens %d)", budget, n, r.UsedTokens)
 		}
 		if (budget == 800 || budget == 2000) && search.Tokens(reply) < budget*3/4 {
@@ -42,8 +43,8 @@ func TestRecallReplyKeepsTheBudget(t *testing.T) {
 		}
 	}
 	// The description states the overhead the code keeps.
-	if d := NewRegistry().Get("recall").Description; !strings.Contains(d, fmt.Sprintf("budgetTokens + %d", vault.RecallOverhead)) {
-		t.Errorf("recall's description does not state the overhead %d: %s", vault.RecallOverhead, d)
+	if d := NewRegistry().Get("recall").Description; !strings.Contains(d, fmt.Sprintf("budgetTokens + %d", recall.Overhead)) {
+		t.Errorf("recall's description does not state the overhead %d: %s", recall.Overhead, d)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/recall"
 )
 
 // searchTools are the gateway's tools for finding notes and assembling
@@ -38,8 +39,8 @@ func searchTools() []*Tool {
 "project":{"type":"string","description":"Project handle: recall from its notes (your private memory is always included)."},
 "budgetTokens":{"type":"integer","minimum":100,"maximum":100000,"description":"Most tokens the reply may take, besides its 40 tokens of fixed fields (default 2000)."}},
 "required":["topic"],"additionalProperties":false}`,
-			Output: reflect.TypeFor[vault.RecallResult](),
-			Handle: recall,
+			Output: reflect.TypeFor[recall.Result](),
+			Handle: recallTool,
 		},
 	}
 }
@@ -73,7 +74,7 @@ func searchNotes(ctx context.Context, e *Env, raw json.RawMessage) (any, error) 
 	})
 }
 
-func recall(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
+func recallTool(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	var a struct {
 		Topic        string `json:"topic"`
 		Project      string `json:"project"`
@@ -85,9 +86,9 @@ func recall(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
 	if err := required("topic", a.Topic); err != nil {
 		return nil, err
 	}
-	budget, err := optionalCount("budgetTokens", a.BudgetTokens, vault.MinRecallBudget, vault.MaxRecallBudget)
+	budget, err := optionalCount("budgetTokens", a.BudgetTokens, recall.MinBudget, recall.MaxBudget)
 	if err != nil {
 		return nil, err
 	}
-	return e.Vault.Recall(ctx, e.Caller(), a.Topic, a.Project, budget)
+	return recall.Recall(ctx, e.Vault, e.Caller(), a.Topic, a.Project, budget)
 }

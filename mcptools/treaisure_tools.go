@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 
-	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/treaisure"
 )
 
 // treaisureTools are TreAIsure's two MCP tools
@@ -22,7 +22,7 @@ func treaisureTools() []*Tool {
 "space":{"type":"string","enum":["personal","professional"],"description":"One space at a time. Never mix the two."},
 "limit":{"type":"integer","minimum":1,"maximum":12,"description":"Most evidence items (default 8)."}},
 "required":["question","space"],"additionalProperties":false}`,
-			Output: reflect.TypeFor[vault.Dossier](),
+			Output: reflect.TypeFor[treaisure.Dossier](),
 			Handle: treaisureSearch,
 		},
 		{
@@ -35,7 +35,7 @@ func treaisureTools() []*Tool {
 "occurred_at":{"type":"string","description":"ISO 8601 date or time, when a past event is clearly dated. Not in the future."},
 "confirmed":{"type":"boolean","description":"true to really write. Without it, only a proposal is prepared."}},
 "required":["text","space"],"additionalProperties":false}`,
-			Output: reflect.TypeFor[vault.Capture](),
+			Output: reflect.TypeFor[treaisure.Capture](),
 			Handle: treaisureCapture,
 		},
 	}
@@ -56,11 +56,11 @@ func treaisureSearch(ctx context.Context, e *Env, raw json.RawMessage) (any, err
 	if err := required("space", a.Space); err != nil {
 		return nil, err
 	}
-	limit, err := optionalCount("limit", a.Limit, 1, vault.MaxMemoryItems)
+	limit, err := optionalCount("limit", a.Limit, 1, treaisure.MaxItems)
 	if err != nil {
 		return nil, err
 	}
-	return e.Vault.SearchMemory(ctx, e.Caller(), a.Question, a.Space, limit)
+	return treaisure.Of(e.Vault).Search(ctx, e.Caller(), a.Question, a.Space, limit)
 }
 
 func treaisureCapture(ctx context.Context, e *Env, raw json.RawMessage) (any, error) {
@@ -74,7 +74,7 @@ func treaisureCapture(ctx context.Context, e *Env, raw json.RawMessage) (any, er
 	// Every refusal is a status, as TreAIsure clients expect: rejected,
 	// with the reason naming the argument, and nothing written.
 	if err := decodeArgs(raw, &a); err != nil {
-		return &vault.Capture{Status: vault.CaptureRejected, Reason: err.Error(), Message: "Nothing was saved: " + err.Error()}, nil
+		return &treaisure.Capture{Status: treaisure.CaptureRejected, Reason: err.Error(), Message: "Nothing was saved: " + err.Error()}, nil
 	}
-	return e.Vault.CaptureThought(e.Caller(), vault.CaptureArgs{Text: a.Text, Space: a.Space, Kind: a.Kind, OccurredAt: a.OccurredAt, Confirmed: a.Confirmed})
+	return treaisure.Of(e.Vault).Capture(e.Caller(), treaisure.CaptureArgs{Text: a.Text, Space: a.Space, Kind: a.Kind, OccurredAt: a.OccurredAt, Confirmed: a.Confirmed})
 }

@@ -52,8 +52,11 @@
 //     machine's embedder.
 //
 // Search and its index lane:
-//   - search.go, recall.go, sequence.go: search and recall over the index,
-//     sequence neighbours from typed links.
+//   - search.go, sequence.go: search over the index, sequence neighbours
+//     from typed links.
+//   - recall (the context within a token budget) is package vault/recall,
+//     on the exported API and hooks_recall.go (a planned search, who may
+//     read a note, its title, the notes one link away).
 //   - the index kept up to date in the background (its first build, the
 //     lane of long notes, a rebuild beside the live one, the notes not
 //     indexed yet read by a search meanwhile, the collector's setting) is
@@ -64,7 +67,12 @@
 // The memory families and maintenance:
 //   - session.go, memory.go: start_session and the agent's memory about the
 //     user and projects.
-//   - thoughts.go (treaisure), banks.go (hindsight): the two families.
+//   - the two families are packages of their own, built on the exported
+//     API: vault/treaisure (captured thoughts) and vault/hindsight (memory
+//     banks). hooks_families.go holds the few hooks they need beyond it (a
+//     commit, a search on one scope, the catalog's ids, the links around a
+//     note, a read that follows no link, state attached to the open
+//     vault); vault imports neither.
 //   - trash.go, ids.go, conflictcopy.go, conflictlinks.go, linkmigrate.go,
 //     ancestry.go: the trash, copied ids, conflict copies, old link
 //     formats, commit ancestry.

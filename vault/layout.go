@@ -53,6 +53,15 @@ func personalPath(p string) (principal, rest string, ok bool) {
 	return principal, rest, true
 }
 
+// bankPath splits banks/<bank>/<rest>.
+func bankPath(p string) (bank, rest string, ok bool) {
+	if !strings.HasPrefix(p, BanksDir+"/") {
+		return "", "", false
+	}
+	bank, rest, _ = strings.Cut(p[len(BanksDir)+1:], "/")
+	return bank, rest, bank != ""
+}
+
 // hiddenSegment reports whether a path has a segment no tool may touch:
 // dot-folders (.git, .cairn, .trash, .obsidian, ...) and dotfiles.
 func hiddenSegment(p string) bool {

@@ -71,9 +71,9 @@ func FuzzFileNameFrom(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		name := fileNameFrom(text, "01KB2ZJ5N3V7M1YB4E8W0QXR6T")
+		name := FileNameFrom(text, "01KB2ZJ5N3V7M1YB4E8W0QXR6T")
 		if err := safeNewName(name); err != nil || !utf8.ValidString(name) || !strings.HasSuffix(name, " 0qxr6t.md") || strings.HasPrefix(name, ".") {
-			t.Fatalf("fileNameFrom(%q) = %q: %v", text, name, err)
+			t.Fatalf("FileNameFrom(%q) = %q: %v", text, name, err)
 		}
 	})
 }

@@ -189,31 +189,6 @@ func TestCreateNotesKeepsTheValidNotesOfABatch(t *testing.T) {
 	cleanAndSound(t, dir)
 }
 
-// Thoughts and facts are named after their first words, which are the
-// user's own and never refused: a name Windows would take for a device,
-// or one of only invisible characters, falls back to "note".
-func TestFilesNamedAfterFirstWordsAreSafe(t *testing.T) {
-	v, dir := sampleVault(t)
-	for _, text := range []string{"con.txt is where I keep my lists", "AUX cable for the car", "\u202e\u200b ...", "Invoice \u202efdp.exe arrived"} {
-		c, err := v.CaptureThought(owner, CaptureArgs{Text: text, Space: "personal", Confirmed: true})
-		if err != nil || c.Status != CaptureCreated {
-			t.Fatalf("%q: %v %+v", text, err, c)
-		}
-		name := baseName(c.Path)
-		if err := safeNewName(name); err != nil || strings.ContainsRune(name, '\u202e') {
-			t.Fatalf("%q made the file %q: %v", text, name, err)
-		}
-		w, err := v.BankPut(owner, "u1", text, "misc", "")
-		if err != nil {
-			t.Fatalf("fact %q: %v", text, err)
-		}
-		if err := safeNewName(baseName(w.Path)); err != nil {
-			t.Fatalf("fact %q made the file %q: %v", text, baseName(w.Path), err)
-		}
-	}
-	cleanAndSound(t, dir)
-}
-
 // A project's folder is a name cairn creates too.
 func TestProjectFoldersAreSafeNames(t *testing.T) {
 	v, dir := sampleVault(t)

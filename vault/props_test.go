@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/vault/note"
-	"gopkg.in/yaml.v3"
 )
 
 // typedEdges lists a note's typed outgoing edges as "type → target id".
@@ -305,121 +303,4 @@ func TestDoctorFixMovesLegacyLinks(t *testing.T) {
 		t.Fatalf("still reported: %q", f)
 	}
 	cleanAndSound(t, dir)
-}
-
-// obsidianType is the Obsidian property type a frontmatter value has
-// ("" for an empty value, which fits any), or what makes it none.
-func obsidianType(v *yaml.Node) string {
-	switch v.Kind {
-	case yaml.SequenceNode:
-		for _, it := range v.Content {
-			if it.Kind != yaml.ScalarNode {
-				return "a list of more than text"
-			}
-		}
-		return "list"
-	case yaml.MappingNode:
-		return "a map"
-	}
-	switch v.ShortTag() {
-	case "!!null":
-		return ""
-	case "!!bool":
-		return "checkbox"
-	case "!!int", "!!float":
-		return "number"
-	}
-	switch {
-	case regexp.MustCompile(`^\d{4}-\d\d-\d\d$`).MatchString(v.Value):
-		return "date"
-	case regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$`).MatchString(v.Value):
-		return "datetime"
-	}
-	return "text"
-}
-
-// vaultPropertyTypes walks every note of a vault and says, per property
-// name, which Obsidian types its values have.
-func vaultPropertyTypes(t *testing.T, dir string) map[string]map[string][]string {
-	t.Helper()
-	types := map[string]map[string][]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || (d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != dir) {
-			if d != nil && d.IsDir() {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".md") {
-			return nil
-		}
-		fm := note.Parse(p, []byte(readFile(t, p))).FrontmatterNode()
-		if fm == nil {
-			return nil
-		}
-		for i := 0; i+1 < len(fm.Content); i += 2 {
-			k, typ := fm.Content[i].Value, obsidianType(fm.Content[i+1])
-			if typ == "" {
-				continue
-			}
-			if types[k] == nil {
-				types[k] = map[string][]string{}
-			}
-			rel, _ := filepath.Rel(dir, p)
-			types[k][typ] = append(types[k][typ], rel)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return types
-}
-
-// Every property of the sample vault, and every one cairn's writes add to
-// it (a note with links, typed links, a fact and its follow-up, a thought,
-// remembered observations, a rename), is an Obsidian property type, and
-// one type per name across the vault, as Obsidian types properties.
-func TestEveryPropertyHasOneObsidianTypeVaultWide(t *testing.T) {
-	v, dir := sampleVault(t)
-	if _, err := v.CreateNote(owner, CreateArgs{Project: "acme/launch", Body: "# Typed\n", Type: "decision", Tags: []string{"x"},
-		Links: []LinkSpec{{Type: "supersedes", ToTitle: "Pricing"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.LinkMany(owner, []LinkArgs{{From: "[[Launch plan]]", ToTitle: "Typed", Type: "related"}, {From: "[[Pricing]]", ToTitle: "Typed", Type: "depends_on"}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"User met Sam on 8 May, 2023", "User likes tea"} {
-		if _, err := v.BankPut(owner, "b1", f, "chat", "said in chat"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if c, err := v.CaptureThought(owner, CaptureArgs{Text: "We launch with twenty pilots.", Space: "professional", OccurredAt: "2026-11-02T10:00:00+01:00", Confirmed: true}); err != nil || c.Status != CaptureCreated {
-		t.Fatalf("%+v %v", c, err)
-	}
-	if _, err := v.RememberAboutProject(owner, "acme/launch", "pricing", "Pilots pay half."); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.RenameNote(owner, "[[Typed]]", "Typed decision", "", false); err != nil {
-		t.Fatal(err)
-	}
-	types := vaultPropertyTypes(t, dir)
-	for _, k := range []string{"created", "captured_at", "occurred_at", "event_date", "follows", "supersedes", "related", "depends_on", "aliases"} {
-		if types[k] == nil {
-			t.Errorf("no note has %s", k)
-		}
-	}
-	for k, byType := range types {
-		if len(byType) > 1 {
-			t.Errorf("property %s has %d types: %v", k, len(byType), byType)
-		}
-		for typ, notes := range byType {
-			if typ != "text" && typ != "list" && typ != "number" && typ != "checkbox" && typ != "date" && typ != "datetime" {
-				t.Errorf("property %s is %s in %v", k, typ, notes)
-			}
-		}
-	}
-	if d := types["created"]["datetime"]; len(d) < 60 {
-		t.Errorf("created is a date-time in %d notes only", len(d))
-	}
 }

@@ -189,7 +189,7 @@ func (v *Vault) hitView(c access.Caller, ix *search.Index, h search.Hit, query s
 		return SearchHit{}, false
 	}
 	_, project, _ := v.scopeOf(h.Path)
-	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: roundScore(h.Score), Via: h.Via}
+	sh := SearchHit{ID: e.ID, Path: h.Path, Title: e.Title, Class: classOf(h.Path), Project: project, Score: RoundScore(h.Score), Via: h.Via}
 	if explain {
 		sh.Semantic = h.Semantic
 	}

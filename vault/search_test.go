@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/vault/access"
 )
 
@@ -260,73 +259,6 @@ func TestSearchIndexFollowsRestartsAndHandEdits(t *testing.T) {
 	}
 }
 
-func TestRecallKeepsTheBudget(t *testing.T) {
-	v, _ := sampleVault(t)
-	if _, err := v.RememberAboutUser(owner, "preferences", "Prefers answers in French."); err != nil {
-		t.Fatal(err)
-	}
-	waitVectors(t, v)
-	for _, budget := range []int{100, 150, 300, 1000, 4000} {
-		r, err := v.Recall(context.Background(), owner, "How do we roll back a bad deploy?", "", budget)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The budget bounds the whole reply, as the tool sends it.
-		reply, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := search.Tokens(string(reply)); n > budget+RecallOverhead || n != r.UsedTokens {
-			t.Errorf("budget %d: the reply has %d tokens (reported %d)", budget, n, r.UsedTokens)
-		}
-		if len(r.Items) == 0 {
-			t.Errorf("budget %d: nothing recalled: %+v", budget, r)
-		}
-		for i, it := range r.Items {
-			head := fmt.Sprintf("## %s [%d]\n", it.Title, i+1)
-			if it.ID == "" || it.Path == "" || !strings.Contains(r.Context, head) {
-				t.Errorf("budget %d: item %d has no block headed %q: %+v", budget, i+1, head, it)
-			}
-		}
-		// Nothing is said twice: no excerpt outside the context, and a
-		// note's own `# Title` line is not repeated under its heading.
-		if strings.Count(r.Context, "[[") != strings.Count(r.Context, "]]") || strings.Count(r.Context, "```")%2 != 0 {
-			t.Errorf("budget %d: an excerpt cut in half a link or code block:\n%s", budget, r.Context)
-		}
-		if strings.Contains(string(reply), `"excerpt"`) {
-			t.Errorf("budget %d: items repeat the excerpts:\n%s", budget, reply)
-		}
-		for i, it := range r.Items {
-			if strings.Contains(r.Context, fmt.Sprintf("[%d]\n# %s\n", i+1, it.Title)) {
-				t.Errorf("budget %d: the title of %s is said twice", budget, it.Path)
-			}
-		}
-		if budget == 4000 {
-			whys := map[string]bool{}
-			for _, it := range r.Items {
-				whys[it.Why] = true
-			}
-			if !whys["match"] || !whys["linked"] || !whys["memory"] {
-				t.Errorf("a large budget should bring matches, linked notes and memory: %v", whys)
-			}
-			if ti := r.Items[0].Title; ti != "Rollback runbook" && ti != "Deploy runbook" {
-				t.Errorf("first item %q", r.Items[0].Title)
-			}
-		}
-	}
-	// The overhead pays for the fixed fields at their largest.
-	fixed, _ := json.Marshal(RecallResult{BudgetTokens: MaxRecallBudget, UsedTokens: MaxRecallBudget + RecallOverhead, Tokenizer: search.TokenizerName, Mode: "semantic", Items: []RecallItem{}, Left: 9999})
-	if n := search.Tokens(string(fixed)); n > RecallOverhead {
-		t.Errorf("the fixed fields take %d tokens, more than RecallOverhead (%d): %s", n, RecallOverhead, fixed)
-	}
-	if _, err := v.Recall(context.Background(), owner, "x", "", 50); err == nil || !strings.Contains(err.Error(), "budgetTokens") {
-		t.Errorf("a budget below the minimum must be refused naming budgetTokens: %v", err)
-	}
-	if _, err := v.Recall(context.Background(), owner, " ", "", 500); err == nil || !strings.Contains(err.Error(), "topic") {
-		t.Errorf("an empty topic must be refused naming topic: %v", err)
-	}
-}
-
 // Notes linked as a sequence (typed links `follows`) are indexed with
 // their neighbours' words: a question asked in one turn finds the reply
 // in the next; an edit of one turn reaches its neighbours' context.
@@ -441,25 +373,6 @@ func TestSequenceContextAfterRestart(t *testing.T) {
 	}
 	if r := searchT(t, v2, owner, SearchArgs{Query: "baguettes", Mode: "lexical"}); len(r.Results) != 2 {
 		t.Errorf("the new words should find both turns: %v", resultPaths(r))
-	}
-}
-
-// A recall excerpt cut short never ends in half a link or code.
-func TestMendCut(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"whole text", "whole text"},
-		{"see [[Decision CDN…", "see…"},
-		{"see ![[Diagram of…", "see…"},
-		{"read [the notes](https://exa…", "read…"},
-		{"read [the no…", "read…"},
-		{"- [ ] a task and…", "- [ ] a task and…"},
-		{"run `make roll…", "run…"},
-		{"Steps:\n\n```bash\nmake rollback…", "Steps:\n\n```bash\nmake rollback…\n```"},
-		{"[[Half…", ""},
-	} {
-		if got := mendCut(c.in); got != c.want {
-			t.Errorf("mendCut(%q) = %q, want %q", c.in, got, c.want)
-		}
 	}
 }
 

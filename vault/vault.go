@@ -75,9 +75,9 @@ type Vault struct {
 	// indexing; the vault's side is indexnotes.go).
 	index *indexing.Keeper
 
-	bankMu    sync.Mutex        // serialises hindsight_put (a fact links to the one before it)
-	thoughtMu sync.Mutex        // serialises captures (the duplicate check, then the commit)
-	bankLast  map[string]string // bank + context → path of the last fact put there
+	// attached holds what other packages keep per open vault (Attached in
+	// hooks_families.go): the memory families' state.
+	attached sync.Map
 
 	mu          sync.Mutex // guards the fields below
 	access      *access.Access

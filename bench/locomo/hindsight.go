@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/hindsight"
 )
 
 // runHindsight is the same measure through the hindsight toolset's
@@ -44,7 +45,7 @@ func runHindsight(dir string, samples []sample) error {
 				if t.Caption != "" {
 					content += " (shares a photo: " + t.Caption + ")"
 				}
-				if _, err := v.BankPut(caller, s.ID, content, "session "+ss.num+", "+ss.when, ""); err != nil {
+				if _, err := hindsight.Of(v).Put(caller, s.ID, content, "session "+ss.num+", "+ss.when, ""); err != nil {
 					return fmt.Errorf("%s %s: %w", s.ID, t.DiaID, err)
 				}
 				dia[s.ID][content] = t.DiaID
@@ -65,7 +66,7 @@ func runHindsight(dir string, samples []sample) error {
 				continue
 			}
 			t0 := time.Now()
-			facts, err := v.BankSearch(context.Background(), reader, s.ID, q.Question, 0)
+			facts, err := hindsight.Of(v).Search(context.Background(), reader, s.ID, q.Question, 0)
 			d := time.Since(t0)
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/hindsight"
 	"github.com/spf13/cobra"
 )
 
@@ -59,7 +60,7 @@ func bankCmd(name string, grant bool) *cobra.Command {
 				return err
 			}
 			defer v.Close()
-			if err := v.GrantBank(humanCaller(v, "access"), principal, bank, grant); err != nil {
+			if err := hindsight.Of(v).Grant(humanCaller(v, "access"), principal, bank, grant); err != nil {
 				return err
 			}
 			state := "reaches"

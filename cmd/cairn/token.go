@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/mcptools"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/hindsight"
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +32,7 @@ func tokenCmd() *cobra.Command {
 					return fmt.Errorf("--banks: give at least one bank id (leave the flag out for every bank the principal reaches)")
 				}
 				for _, b := range banks {
-					if err := vault.ValidBankID(b); err != nil {
+					if err := hindsight.ValidBankID(b); err != nil {
 						return fmt.Errorf("--banks: %w", err)
 					}
 				}

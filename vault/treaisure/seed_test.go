@@ -1,10 +1,11 @@
-package vault
+package treaisure
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/vaulttest"
 	"github.com/cairn-dev/cairn/vault/access"
 )
 
@@ -16,7 +17,7 @@ import (
 // among other thoughts of the professional space that share no word of
 // it.
 func TestTheSeedsOwnExampleIsAnswered(t *testing.T) {
-	v, _ := sampleVault(t)
+	v, _ := vaulttest.Sample(t)
 	me := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "agent", Tool: "treaisure_capture_thought"}
 	seed := "Nous lançons d'abord auprès de vingt clients pilotes."
 	for _, text := range []string{
@@ -26,7 +27,7 @@ func TestTheSeedsOwnExampleIsAnswered(t *testing.T) {
 		"Nous avons choisi Postgres comme base de données principale.",
 		"Penser à renouveler le contrat du prestataire d'hébergement avant juin.",
 	} {
-		if _, err := v.CaptureThought(me, CaptureArgs{Text: text, Space: "professional", Kind: "thought", Confirmed: true}); err != nil {
+		if _, err := Of(v).Capture(me, CaptureArgs{Text: text, Space: "professional", Kind: "thought", Confirmed: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -37,7 +38,7 @@ func TestTheSeedsOwnExampleIsAnswered(t *testing.T) {
 		"Qu'avais-je décidé quand nous avons lancé ?",
 		"Comment lançons-nous ?",
 	} {
-		d, err := v.SearchMemory(context.Background(), me, q, "professional", 0)
+		d, err := Of(v).Search(context.Background(), me, q, "professional", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

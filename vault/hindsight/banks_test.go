@@ -1,4 +1,4 @@
-package vault
+package hindsight
 
 import (
 	"context"
@@ -7,41 +7,49 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/cairn-dev/cairn/internal/vaulttest"
+	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/cairn-dev/cairn/vault/note"
 )
 
+var (
+	owner = vaulttest.Owner
+	sam   = vaulttest.Sam
+)
+
+func sampleVault(t testing.TB) (*vault.Vault, string) { return vaulttest.Sample(t) }
+
 func TestBankGrants(t *testing.T) {
 	v, _ := sampleVault(t)
 	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
-	if _, err := v.BankPut(sam, "b1", "Sam's first fact", "misc", ""); !errors.Is(err, ErrBankNotFound) {
+	if _, err := Of(v).Put(sam, "b1", "Sam's first fact", "misc", ""); !errors.Is(err, ErrBankNotFound) {
 		t.Fatalf("before the grant: %v", err)
 	}
-	if err := v.GrantBank(human, "sam", "b1", true); err != nil {
+	if err := Of(v).Grant(human, "sam", "b1", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.BankPut(sam, "b1", "Sam's first fact", "misc", ""); err != nil {
+	if _, err := Of(v).Put(sam, "b1", "Sam's first fact", "misc", ""); err != nil {
 		t.Fatalf("after the grant: %v", err)
 	}
-	facts, err := v.BankSearch(context.Background(), sam, "b1", "first fact", 0)
+	facts, err := Of(v).Search(context.Background(), sam, "b1", "first fact", 0)
 	if err != nil || len(facts) != 1 || facts[0].Text != "Sam's first fact" || facts[0].Context != "misc" {
 		t.Fatalf("search: %+v %v", facts, err)
 	}
 	// A token narrowed to other banks does not reach it.
 	narrowed := sam
 	narrowed.Banks = []string{"b2"}
-	if _, err := v.BankSearch(context.Background(), narrowed, "b1", "fact", 0); !errors.Is(err, ErrBankNotFound) {
+	if _, err := Of(v).Search(context.Background(), narrowed, "b1", "fact", 0); !errors.Is(err, ErrBankNotFound) {
 		t.Fatalf("narrowed token: %v", err)
 	}
-	if err := v.GrantBank(sam, "camille", "b1", true); !errors.Is(err, ErrForbidden) {
+	if err := Of(v).Grant(sam, "camille", "b1", true); !errors.Is(err, vault.ErrForbidden) {
 		t.Fatalf("only the owner grants: %v", err)
 	}
-	if err := v.GrantBank(human, "sam", "b1", false); err != nil {
+	if err := Of(v).Grant(human, "sam", "b1", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.BankSearch(context.Background(), sam, "b1", "fact", 0); !errors.Is(err, ErrBankNotFound) {
+	if _, err := Of(v).Search(context.Background(), sam, "b1", "fact", 0); !errors.Is(err, ErrBankNotFound) {
 		t.Fatalf("after the revoke: %v", err)
 	}
 }
@@ -66,23 +74,23 @@ func TestFactType(t *testing.T) {
 func TestBankSequencesAndEventDates(t *testing.T) {
 	v, _ := sampleVault(t)
 	ctx := "session 3, 1:56 pm on 8 May, 2023"
-	w1, err := v.BankPut(owner, "talk", "Caroline: How did the kids handle the accident?", ctx, "")
+	w1, err := Of(v).Put(owner, "talk", "Caroline: How did the kids handle the accident?", ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2, err := v.BankPut(owner, "talk", "Melanie: They were scared but we reassured them.", ctx, "")
+	w2, err := Of(v).Put(owner, "talk", "Melanie: They were scared but we reassured them.", ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.BankPut(owner, "talk", "Something else entirely, on 2024-02-29", "other", ""); err != nil {
+	if _, err := Of(v).Put(owner, "talk", "Something else entirely, on 2024-02-29", "other", ""); err != nil {
 		t.Fatal(err)
 	}
-	n := note.Parse(w2.Path, []byte(readFile(t, v.abs(w2.Path))))
+	n := note.Parse(w2.Path, []byte(vaulttest.ReadFile(t, filepath.Join(v.Root(), w2.Path))))
 	tl := n.TypedLinks()
 	if len(tl) != 1 || tl[0].Type != "follows" || tl[0].Target != w1.Path[:len(w1.Path)-3] {
 		t.Fatalf("second fact's links: %+v", tl)
 	}
-	facts, err := v.BankSearch(context.Background(), owner, "talk", "how did the kids handle the accident", 0)
+	facts, err := Of(v).Search(context.Background(), owner, "talk", "how did the kids handle the accident", 0)
 	if err != nil || len(facts) < 2 {
 		t.Fatalf("%+v %v", facts, err)
 	}
@@ -97,7 +105,7 @@ func TestBankSequencesAndEventDates(t *testing.T) {
 	if dates["Melanie: They were scared but we reassured them."] != "2023-05-08" {
 		t.Errorf("event dates: %v", dates)
 	}
-	other, _ := v.BankSearch(context.Background(), owner, "talk", "something else entirely", 0)
+	other, _ := Of(v).Search(context.Background(), owner, "talk", "something else entirely", 0)
 	if len(other) == 0 || other[0].EventDate == nil || *other[0].EventDate != "2024-02-29" {
 		t.Errorf("an ISO date in the content: %+v", other)
 	}
@@ -111,10 +119,10 @@ func TestBankSequencesAndEventDates(t *testing.T) {
 func TestBankFactsStayOutOfTheSharedGraph(t *testing.T) {
 	v, _ := sampleVault(t)
 	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
-	if err := v.GrantBank(human, "sam", "sb", true); err != nil {
+	if err := Of(v).Grant(human, "sam", "sb", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.BankPut(sam, "sb", "# Glossary\n\nsee [[acme/handbook/Glossary]] and [[Glossary]]", "notes", ""); err != nil {
+	if _, err := Of(v).Put(sam, "sb", "# Glossary\n\nsee [[acme/handbook/Glossary]] and [[Glossary]]", "notes", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.MoveNote(owner, "acme/handbook/Glossary.md", "acme", ""); err != nil {
@@ -122,42 +130,12 @@ func TestBankFactsStayOutOfTheSharedGraph(t *testing.T) {
 	}
 	// A Glossary in the folder of a note that links [[Glossary]] would take
 	// its link over: the guard still refuses it.
-	if _, err := v.CreateNote(owner, CreateArgs{Project: "acme", Path: "people", Body: "# Glossary\n\nA second one.\n"}); err == nil {
+	if _, err := v.CreateNote(owner, vault.CreateArgs{Project: "acme", Path: "people", Body: "# Glossary\n\nA second one.\n"}); err == nil {
 		t.Fatal("a bank fact switched off the link guard")
 	}
 	n, err := v.GetNote(owner, "[[Glossary]]", false, "")
 	if err != nil || n.Path != "acme/Glossary.md" {
 		t.Fatalf("[[Glossary]] resolves to %+v (%v)", n, err)
-	}
-}
-
-func TestConcurrentCapturesMakeOneThought(t *testing.T) {
-	v, dir := sampleVault(t)
-	statuses := make(chan string, 8)
-	for i := 0; i < 8; i++ {
-		go func() {
-			c, err := v.CaptureThought(owner, CaptureArgs{Text: "The same words at once", Space: "personal", Confirmed: true})
-			if err != nil {
-				statuses <- err.Error()
-				return
-			}
-			statuses <- c.Status
-		}()
-	}
-	count := map[string]int{}
-	for i := 0; i < 8; i++ {
-		count[<-statuses]++
-	}
-	if count[CaptureCreated] != 1 || count[CaptureExists] != 7 {
-		t.Fatalf("statuses: %v", count)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "people", "owner", "thoughts", "personal", "*.md"))
-	if len(files) != 1 {
-		t.Fatalf("%d files", len(files))
-	}
-	today := time.Now().Format("2006-01-02")
-	if c, _ := v.CaptureThought(owner, CaptureArgs{Text: "Dated today", Space: "personal", OccurredAt: today, Confirmed: true}); c.Status != CaptureCreated {
-		t.Errorf("today is not the future: %+v", c)
 	}
 }
 
@@ -168,49 +146,49 @@ func TestBankIDsCompareCaseInsensitively(t *testing.T) {
 	v, dir := sampleVault(t)
 	human := access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "human", Tool: "cairn access"}
 	alice := access.Caller{Principal: "alice", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
-	if _, err := v.BankPut(owner, "ALICE_BANK", "Alice likes green tea", "food", ""); err != nil {
+	if _, err := Of(v).Put(owner, "ALICE_BANK", "Alice likes green tea", "food", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.GrantBank(human, "alice", "alice_bank", true); err != nil {
+	if err := Of(v).Grant(human, "alice", "alice_bank", true); err != nil {
 		t.Fatal(err)
 	}
-	facts, err := v.BankSearch(context.Background(), alice, "alice_bank", "green tea", 0)
+	facts, err := Of(v).Search(context.Background(), alice, "alice_bank", "green tea", 0)
 	if err != nil || len(facts) != 1 || facts[0].Text != "Alice likes green tea" {
 		t.Fatalf("Alice's grant: %+v %v", facts, err)
 	}
-	w, err := v.BankPut(alice, "Alice_Bank", "Alice runs on Sundays", "sport", "")
+	w, err := Of(v).Put(alice, "Alice_Bank", "Alice runs on Sundays", "sport", "")
 	if err != nil || !strings.HasPrefix(w.Path, "banks/ALICE_BANK/") {
 		t.Fatalf("Alice's put: %+v %v", w, err)
 	}
 	narrowed := alice
 	narrowed.Banks = []string{"alice_BANK"}
-	if facts, err := v.BankSearch(context.Background(), narrowed, "ALICE_bank", "sundays", 0); err != nil || len(facts) == 0 || facts[0].Text != "Alice runs on Sundays" {
+	if facts, err := Of(v).Search(context.Background(), narrowed, "ALICE_bank", "sundays", 0); err != nil || len(facts) == 0 || facts[0].Text != "Alice runs on Sundays" {
 		t.Fatalf("a token's banks: %+v %v", facts, err)
 	}
-	ents, _ := os.ReadDir(filepath.Join(dir, BanksDir))
+	ents, _ := os.ReadDir(filepath.Join(dir, vault.BanksDir))
 	if len(ents) != 1 || ents[0].Name() != "ALICE_BANK" {
 		t.Fatalf("bank folders: %v", ents)
 	}
 	// A grant given twice in two spellings is one grant; a revoke in any
 	// spelling takes it back.
-	if err := v.GrantBank(human, "alice", "ALICE_BANK", true); err != nil {
+	if err := Of(v).Grant(human, "alice", "ALICE_BANK", true); err != nil {
 		t.Fatal(err)
 	}
-	if a, _ := loadAccess(dir); len(a.Banks["alice"]) != 1 {
+	if a, _ := vault.ReadAccess(dir); len(a.Banks["alice"]) != 1 {
 		t.Fatalf("grants: %v", a.Banks)
 	}
-	if err := v.GrantBank(human, "alice", "Alice_Bank", false); err != nil {
+	if err := Of(v).Grant(human, "alice", "Alice_Bank", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.BankSearch(context.Background(), alice, "alice_bank", "tea", 0); !errors.Is(err, ErrBankNotFound) {
+	if _, err := Of(v).Search(context.Background(), alice, "alice_bank", "tea", 0); !errors.Is(err, ErrBankNotFound) {
 		t.Fatalf("after the revoke: %v", err)
 	}
 	// Two folders made by hand that differ only by case are one bank id
 	// with two homes: neither is reached.
-	if err := os.MkdirAll(filepath.Join(dir, BanksDir, "alice_bank"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, vault.BanksDir, "alice_bank"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.BankPut(owner, "alice_bank", "Which one?", "food", ""); !errors.Is(err, ErrBankNotFound) {
+	if _, err := Of(v).Put(owner, "alice_bank", "Which one?", "food", ""); !errors.Is(err, ErrBankNotFound) {
 		t.Fatalf("two folders for one id: %v", err)
 	}
 }
