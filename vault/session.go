@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault/access"
@@ -85,6 +86,17 @@ const (
 // visit a first visit.
 func (v *Vault) visitsFile() string { return filepath.Join(v.root, CacheDir, "visits.json") }
 
+// visitLock serialises the updates of the last-visit marks: start_session's
+// state, attached to the open vault (Attached) like the families', so the
+// Vault type holds none of it.
+type visitLock struct{ sync.Mutex }
+
+type visitLockKey struct{}
+
+func (v *Vault) visitLock() *visitLock {
+	return Attached(v, visitLockKey{}, func() *visitLock { return &visitLock{} })
+}
+
 func (v *Vault) loadVisits() map[string]map[string]string {
 	m := map[string]map[string]string{}
 	if data, err := os.ReadFile(v.visitsFile()); err == nil {
@@ -126,8 +138,9 @@ func (v *Vault) StartSession(c access.Caller, project string) (*SessionStart, er
 	s := &ProjectSession{Handle: pr.Handle, Name: pr.Name, Folders: []string{}, Pinned: []PinnedNote{},
 		KnownValues: KnownValues{Tags: map[string]int{}, Types: map[string]int{}, Categories: map[string]int{}}}
 	v.projectIndex(c, pr, s)
-	v.visitMu.Lock()
-	defer v.visitMu.Unlock()
+	marksMu := v.visitLock()
+	marksMu.Lock()
+	defer marksMu.Unlock()
 	head, err := v.store.Head() // under the lock: a mark never moves backwards
 	if err != nil {
 		return nil, err

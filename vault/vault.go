@@ -69,14 +69,13 @@ type Vault struct {
 	// or the graph anything while holding mu.
 	catalog *catalog
 
-	visitMu sync.Mutex // serialises updates of the last-visit marks
-
 	// index is the search index and what keeps it up to date (package
-	// indexing; the vault's side is indexnotes.go).
+	// indexing; the vault's side is index.go).
 	index *indexing.Keeper
 
 	// attached holds what other packages keep per open vault (Attached in
-	// hooks_families.go): the memory families' state.
+	// hooks_families.go): the memory families' state, start_session's
+	// lock of the last-visit marks.
 	attached sync.Map
 
 	mu          sync.Mutex // guards the fields below
