@@ -68,6 +68,10 @@
 //     ancestry.go: the trash, copied ids, conflict copies, old link
 //     formats, commit ancestry.
 //   - doctor.go, doctorlinks.go, repair.go: cairn doctor and --fix.
+//   - hooks_doctor.go: what package vault/doctor (cairn doctor and --fix)
+//     asks beyond the rest of the exported API: the catalog's paths and
+//     notes, the link audit, the watched folders, and the repairs that
+//     commit through the write path.
 //
 // docs/architecture.md describes the whole.
 package vault
