@@ -268,45 +268,6 @@ func TestTypedLinksReadFromProperties(t *testing.T) {
 	}
 }
 
-// cairn doctor says which notes keep typed links in the legacy list, and
-// doctor --fix moves them all in one commit, the edges unchanged; an
-// entry that cannot move is not reported again.
-func TestDoctorFixMovesLegacyLinks(t *testing.T) {
-	v, dir := sampleVault(t)
-	byHand(t, v, dir, map[string]string{
-		"acme/launch/Old links.md": legacyNote,
-		"acme/launch/Old too.md":   "---\nlinks:\n  - {type: relates_to, to: \"[[Pricing]]\"}\n---\n# Old too\n",
-	})
-	before := resolvedLinks(v)
-	finding := func() string {
-		for _, f := range v.Doctor() {
-			if f.Check == "typed links" {
-				return f.Message
-			}
-		}
-		return ""
-	}
-	if f := finding(); !strings.HasPrefix(f, "2 note(s) keep typed links in the old links: list") {
-		t.Fatalf("finding: %q", f)
-	}
-	count := atoi(commitCount(t, dir))
-	did, err := v.Repair()
-	if err != nil || !strings.Contains(strings.Join(did, "\n"), "moved the typed links of 2 note(s)") {
-		t.Fatalf("%v %q", err, did)
-	}
-	if n := atoi(commitCount(t, dir)); n != count+1 {
-		t.Fatalf("%d commits, want one", n-count)
-	}
-	if got := readFile(t, filepath.Join(dir, "acme/launch/Old too.md")); got != "---\nrelates_to:\n  - \"[[Pricing]]\"\n---\n# Old too\n" {
-		t.Fatalf("%q", got)
-	}
-	sameResolution(t, before, resolvedLinks(v), "after doctor --fix")
-	if f := finding(); f != "" {
-		t.Fatalf("still reported: %q", f)
-	}
-	cleanAndSound(t, dir)
-}
-
 // obsidianType is the Obsidian property type a frontmatter value has
 // ("" for an empty value, which fits any), or what makes it none.
 func obsidianType(v *yaml.Node) string {
