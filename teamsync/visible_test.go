@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/doctor"
 	"github.com/cairn-dev/cairn/vault/note"
 )
 
@@ -34,7 +35,7 @@ func conflictEntry(list []vault.Activity, p string) *vault.Activity {
 
 func conflictFindings(v *vault.Vault) []string {
 	var out []string
-	for _, f := range v.Doctor() {
+	for _, f := range doctor.Check(v) {
 		if f.Check == "conflicts" {
 			out = append(out, f.Level+": "+f.Message)
 		}
@@ -151,7 +152,7 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 	// The link to the deleted copy is said, and doctor --fix removes it;
 	// the link to the copy kept as a note stays.
 	said := ""
-	for _, f := range a.Doctor() {
+	for _, f := range doctor.Check(a) {
 		if f.Check == "conflict links" {
 			said += f.Message
 		}
@@ -159,7 +160,7 @@ func TestASyncConflictStaysVisibleUntilResolved(t *testing.T) {
 	if !strings.Contains(said, cdn+" still lists [[./"+strings.TrimSuffix(filepath.Base(copies[cdn]), ".md")+"]]") {
 		t.Fatalf("doctor does not say the link to the deleted copy: %q", said)
 	}
-	if _, err := a.Repair(); err != nil {
+	if _, err := doctor.Repair(a); err != nil {
 		t.Fatal(err)
 	}
 	if n := note.Parse(cdn, []byte(read(t, a, cdn))); n.KeyNode(note.ConflictsKey) != nil {

@@ -2,8 +2,6 @@ package vault
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -151,46 +149,6 @@ func TestListNotesPagesFoldersFirstAndFiltersByTag(t *testing.T) {
 	for _, e := range root.Entries {
 		if e.Path == "acme/infra" {
 			t.Fatal("camille sees the platform project's folder")
-		}
-	}
-}
-
-// An access file arriving by sync that names an owner who is a path
-// (people/<owner>/profile.md would lead out of the vault) is broken: a
-// running server keeps the last good rules and never reads outside the
-// vault, doctor names the file and the key, and a fresh open refuses it.
-func TestAccessFilePrincipalsMustBePrincipals(t *testing.T) {
-	v, dir := sampleVault(t)
-	outside := filepath.Join(filepath.Dir(dir), "outside")
-	os.MkdirAll(outside, 0o755)
-	os.WriteFile(filepath.Join(outside, ProfileFile), []byte("# Outside\n\nNOT-A-VAULT-FILE\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, AccessFile), []byte("owner: '../../outside'\n"), 0o644)
-
-	s, err := v.StartSession(access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Owner() != "owner" || (s.Profile != nil && strings.Contains(s.Profile.Content, "NOT-A-VAULT-FILE")) {
-		t.Fatalf("owner %q, profile %+v", v.Owner(), s.Profile)
-	}
-	found := false
-	for _, f := range v.Doctor() {
-		found = found || f.Check == "access" && f.Level == "problem" && strings.Contains(f.Message, AccessFile+": owner:") && strings.Contains(f.Message, "not a valid principal")
-	}
-	if !found {
-		t.Fatalf("doctor: %+v", v.Doctor())
-	}
-	v.Close()
-	if _, err := Open(dir, Options{Quiet: testQuiet}); err == nil || !strings.Contains(err.Error(), AccessFile+": owner:") {
-		t.Fatalf("open: %v", err)
-	}
-	for _, bad := range []struct{ yaml, key string }{
-		{"owner: owner\nmembers:\n  Bob Smith: {acme: read}\n", "members:"},
-		{"owner: owner\nbanks:\n  ../x: [b1]\n", "banks:"},
-	} {
-		os.WriteFile(filepath.Join(dir, AccessFile), []byte(bad.yaml), 0o644)
-		if _, err := ReadOwner(dir); err == nil || !strings.Contains(err.Error(), AccessFile+": "+bad.key) {
-			t.Errorf("%q: %v", bad.yaml, err)
 		}
 	}
 }

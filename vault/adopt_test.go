@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,61 +149,6 @@ func TestAdoptingAnObsidianRepositoryLeavesEveryFileAsItWas(t *testing.T) {
 	if st := gitOut(t, dir, "status", "--porcelain"); st != "?? Draft.md" {
 		t.Fatalf("status after adoption: %q", st)
 	}
-}
-
-// The first open of an adopted vault, and what a server does at its start
-// (reading, searching, committing hand edits, watching), write no note:
-// a note without an id is known by one derived from its path, saved in it
-// only when cairn next writes to that note.
-func TestOpeningAnAdoptedVaultRewritesNoNote(t *testing.T) {
-	dir := obsidianCopy(t)
-	if _, err := Init(dir, InitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	before := personsFiles(t, dir)
-	head := gitOut(t, dir, "rev-parse", "HEAD")
-	v, err := Open(dir, Options{Exclusive: true, Quiet: testQuiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan struct{})
-	go v.Watch(ctx, WatchOptions{Debounce: 20 * time.Millisecond, Quiet: testQuiet, Ready: ready, Report: func(err error) { t.Log("watch:", err) }})
-	<-ready
-	if committed, _, err := v.CommitStrayEdits(); err != nil || len(committed) != 0 {
-		t.Fatalf("stray edits: %v %v", committed, err)
-	}
-	for _, ref := range []string{"Welcome", "Project X", "Zettel", "Réunion", "With BOM", "Old plan", "2024-01-02"} {
-		n, err := v.GetNote(owner, ref, true, "")
-		if err != nil {
-			t.Fatalf("get %s: %v", ref, err)
-		}
-		if n.Path == "Projects/Zettel.md" && n.ID != "202301011200" {
-			t.Fatalf("a note's own id property is its id: %q", n.ID)
-		}
-	}
-	if _, err := v.StartSession(owner, ""); err != nil {
-		t.Fatal(err)
-	}
-	r := searchT(t, v, owner, SearchArgs{Query: "Obsidian trash", Mode: "lexical"})
-	for _, h := range r.Results {
-		if strings.HasPrefix(h.Path, ".") {
-			t.Fatalf("search found %s", h.Path)
-		}
-	}
-	if v.NoteCount() != 7 {
-		t.Fatalf("%d notes; Obsidian's trash holds no note of the vault", v.NoteCount())
-	}
-	for _, f := range v.Doctor() {
-		if strings.Contains(f.Message, ".trash") {
-			t.Fatalf("doctor on Obsidian's trash: %+v", f)
-		}
-	}
-	cancel()
-	sameFiles(t, dir, before, "after open, reads and the watcher")
-	unchanged(t, dir, head)
 }
 
 // What a sync would never share is not in the first commit either, and

@@ -65,23 +65,6 @@ func TestSyncSectionIsReadAndChecked(t *testing.T) {
 	}
 }
 
-func TestDoctorReportsABadSyncSection(t *testing.T) {
-	v, dir := sampleVault(t)
-	writeConfig(t, dir, "format: 1\nsync: {every: 30s, remote: 'https://evil.example/x.git'}\n")
-	var found *Finding
-	for _, f := range v.Doctor() {
-		if f.Check == "sync" {
-			found = &f
-		}
-		if f.Check == "config" && f.Level == "problem" {
-			t.Fatalf("the rest of the file is fine: %+v", f)
-		}
-	}
-	if found == nil || found.Level != "problem" || !strings.Contains(found.Message, "sync.remote") || !strings.Contains(found.Message, "background sync is off") {
-		t.Fatalf("doctor's sync finding: %+v", found)
-	}
-}
-
 func writeConfig(t *testing.T, root, content string) {
 	t.Helper()
 	p := filepath.Join(root, ConfigFile)

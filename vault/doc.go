@@ -76,7 +76,10 @@
 //   - trash.go, ids.go, conflictcopy.go, conflictlinks.go, linkmigrate.go,
 //     ancestry.go: the trash, copied ids, conflict copies, old link
 //     formats, commit ancestry.
-//   - doctor.go, doctorlinks.go, repair.go: cairn doctor and --fix.
+//   - cairn doctor and --fix are package vault/doctor; hooks_doctor.go
+//     holds what it asks of the vault beyond the rest of the exported API:
+//     the catalog's paths and notes, the link audit, the watched folders,
+//     and the repairs that commit through the write path.
 //
 // docs/architecture.md describes the whole.
 package vault

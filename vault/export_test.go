@@ -77,6 +77,4 @@ var (
 	WaitLaneT    = waitLaneT
 )
 
-// RescanNow walks the vault for the files written by hand, as a search
-// soon would.
-func RescanNow(v *Vault) error { return v.rescan() }
+

@@ -293,7 +293,7 @@ func TestRecallOverPathologicalNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	vault.WriteByHand(t, v, dir, vault.Pathological())
-	if err := vault.RescanNow(v); err != nil {
+	if err := v.Rescan(); err != nil {
 		t.Fatal(err)
 	}
 	vault.WaitLaneT(t, v)

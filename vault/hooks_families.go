@@ -82,7 +82,7 @@ func (v *Vault) SearchQuery(ctx context.Context, q search.Query) (*search.Index,
 // ReadNoteFile reads the file at rel (a path in the vault) as the vault
 // reads a note: never through a symbolic link, and only a regular file of
 // bounded size. hindsight reads its facts back with it, treaisure its
-// thoughts.
+// thoughts, recall its excerpts, doctor the notes it checks.
 func (v *Vault) ReadNoteFile(rel string) ([]byte, error) {
 	return readFileNoFollow(v.abs(rel))
 }

@@ -128,29 +128,6 @@ func TestIDRepairLeavesAPersonsEditAlone(t *testing.T) {
 	}
 }
 
-func TestDoctorReportsACopiedIDAndFixRepairsIt(t *testing.T) {
-	v, dir := vaultWithCopy(t)
-	found := false
-	for _, f := range v.Doctor() {
-		if f.Check == "ids" {
-			found = strings.Contains(f.Message, cdnCopy) && strings.Contains(f.Message, cdnID) && strings.Contains(f.Message, cdnPath)
-		}
-	}
-	if !found {
-		t.Fatal("doctor does not name the copy, the id and the note that keeps it")
-	}
-	did, err := v.Repair()
-	if err != nil || !slices.ContainsFunc(did, func(s string) bool { return strings.Contains(s, cdnCopy) }) {
-		t.Fatalf("doctor --fix: %q %v", did, err)
-	}
-	for _, f := range v.Doctor() {
-		if f.Check == "ids" {
-			t.Fatalf("still reported: %s", f.Message)
-		}
-	}
-	cleanAndSound(t, dir)
-}
-
 func TestIDOrderPutsTheOriginalBeforeItsCopies(t *testing.T) {
 	set := []string{"a/Pricing 1.md", "a/Pricing copy.md", "a/Pricing.md", "a/Ab.md"}
 	got := idOrder(set)

@@ -64,20 +64,6 @@ func (v *Vault) linkSettings() LinkSettings {
 	return s
 }
 
-// linkSettingsFinding is cairn doctor's line on how new links are written.
-func (v *Vault) linkSettingsFinding() Finding {
-	s := v.linkSettings()
-	form := "wikilinks"
-	if s.Markdown {
-		form = "Markdown links in bodies, wikilinks in properties"
-	}
-	if s.Problem != "" {
-		return Finding{Level: "warning", Check: "obsidian settings", Message: fmt.Sprintf(
-			"%s; cairn writes new links in Obsidian's defaults for what it cannot read (now: %s path, %s) until it is fixed", s.Problem, s.Format, form)}
-	}
-	return Finding{Level: "ok", Check: "obsidian settings", Message: fmt.Sprintf("cairn writes new links as the vault's Obsidian does: %s path, %s", s.Format, form)}
-}
-
 // linkText is the target cairn writes for a new link to the file at path
 // in the note at src, in the vault's link format, so that Obsidian opens
 // that file (wikilinks.NewLinkText); pending are notes the same write

@@ -123,30 +123,6 @@ func TestGetNoteLinksAreObsidians(t *testing.T) {
 	}
 }
 
-// cairn doctor names the links only cairn resolves, where they are
-// written and what to write instead, and the tie Obsidian breaks by the
-// order it loaded the files; attachments that exist are not forward
-// references.
-func TestDoctorNamesLinksOnlyCairnResolves(t *testing.T) {
-	v, _ := obsidianTestVault(t)
-	var msgs []string
-	for _, f := range v.Doctor() {
-		msgs = append(msgs, f.Level+" "+f.Check+": "+f.Message)
-	}
-	all := strings.Join(msgs, "\n")
-	for _, want := range []string{
-		"warning obsidian links: [[Launch memo]] in Home.md line 22 resolves only in cairn (by title, to notes/Odd file.md); Obsidian shows it unresolved: write [[Odd file]] instead",
-		"warning obsidian links: [[Start]] in Home.md line 22 resolves only in cairn (by alias, to Home.md); Obsidian shows it unresolved: write [[Home]] instead",
-		"warning obsidian links: [[ecole]] in Home.md line 17 resolves only in cairn (by folded, to notes/École.md)",
-		"warning links: [[Tie]] in Home.md line 15 is ambiguous: Obsidian opens whichever of x/Tie.md, y/Tie.md it loaded first; write [[x/Tie]] instead",
-		"ok links: 4 links resolve to no note yet (forward references), 1 are ambiguous, 3 resolve only in cairn (not in Obsidian)",
-	} {
-		if !strings.Contains(all, want) {
-			t.Errorf("doctor lacks %q:\n%s", want, all)
-		}
-	}
-}
-
 // Attachments come and go with the files on disk: an event the watcher
 // sees, or a scan, and links to them resolve, move to the next candidate,
 // or stop resolving.

@@ -288,40 +288,6 @@ func TestSearchUsesSequences(t *testing.T) {
 	}
 }
 
-// A broken embedder setting turns semantic search off, says why (and in
-// which file) in every search, and is reported by doctor; lexical search
-// goes on.
-func TestBrokenEmbedderSettingRunsLexically(t *testing.T) {
-	v, dir := sampleVault(t)
-	local := "embedder:\n  provider: openai\n  url: http://127.0.0.1:9\n  model: m\n  apiKeyEnv: CAIRN_TEST_UNSET_KEY\n"
-	if err := os.WriteFile(filepath.Join(dir, LocalFile), []byte(local), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := searchT(t, v, owner, SearchArgs{Query: "rollback"})
-	if r.Mode != "lexical" || r.Requested != "hybrid" || !strings.Contains(r.Notice, LocalFile+": embedder.apiKeyEnv") || !strings.Contains(r.Notice, "CAIRN_TEST_UNSET_KEY") || len(r.Results) == 0 {
-		t.Fatalf("got mode %s notice %q, %d results", r.Mode, r.Notice, len(r.Results))
-	}
-	if v.SemanticSearch() {
-		t.Error("whoami would claim vector search")
-	}
-	found := false
-	for _, f := range v.Doctor() {
-		found = found || f.Level == "problem" && f.Check == "embedder" && strings.Contains(f.Message, "CAIRN_TEST_UNSET_KEY")
-	}
-	if !found {
-		t.Errorf("doctor does not report the embedder: %+v", v.Doctor())
-	}
-	os.Remove(filepath.Join(dir, LocalFile))
-	os.WriteFile(filepath.Join(dir, ConfigFile), []byte("format: 1\nembedder:\n  provider: magic\n"), 0o644)
-	found = false
-	for _, f := range v.Doctor() {
-		found = found || f.Level == "problem" && f.Check == "config" && strings.Contains(f.Message, "magic")
-	}
-	if !found {
-		t.Errorf("doctor does not report the unknown provider: %+v", v.Doctor())
-	}
-}
-
 // A sequence link to a note in another scope brings none of its words: a
 // writer cannot probe another person's private notes, or another
 // project's, by linking to them.

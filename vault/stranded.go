@@ -21,21 +21,6 @@ import (
 // then kept whole beside it as a conflict copy, linked from it (as a sync
 // keeps the other side of a true conflict). Nothing is lost either way.
 
-// strandedFindings are doctor's lines for the writes left off the branch.
-func (v *Vault) strandedFindings() []Finding {
-	list, err := v.store.Stranded()
-	if err != nil {
-		return []Finding{{Level: "warning", Check: "stranded", Message: fmt.Sprintf("could not look for writes left off the branch: %v", err)}}
-	}
-	var out []Finding
-	for _, st := range list {
-		out = append(out, Finding{Level: "problem", Check: "stranded", Message: fmt.Sprintf(
-			"%s (%s, %s: %q, %s) is not on the vault's branch: a git operation left it in the %s reflog (a reset, a rebase --abort, a write on another branch); cairn doctor --fix brings it back",
-			short(st.Commit), st.When.Format("2006-01-02 15:04"), st.Author.Name, st.Subject, strings.Join(quoteAll(st.Paths), ", "), st.Reflog)})
-	}
-	return out
-}
-
 func quoteAll(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
@@ -151,4 +136,12 @@ func (v *Vault) freeCopyName(p, stamp string) string {
 			}
 		}
 	}
+}
+
+// short is a commit hash cut to 10 characters.
+func short(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
 }

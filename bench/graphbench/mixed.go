@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
+	"github.com/cairn-dev/cairn/vault/doctor"
 	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
@@ -183,8 +184,8 @@ func doctorBench(n, backlinks int) {
 	defer v.Close()
 	open := time.Since(t0)
 	t0 = time.Now()
-	findings := v.Doctor()
-	doctor := time.Since(t0)
+	findings := doctor.Check(v)
+	took := time.Since(t0)
 	summary := ""
 	for _, f := range findings {
 		if f.Check == "links" && f.Level == "ok" {
@@ -192,7 +193,7 @@ func doctorBench(n, backlinks int) {
 		}
 	}
 	fmt.Printf("| vault open, %d notes of mixed link forms (cold: version map, catalog, graph) | %v |\n", n+backlinks+1, open.Round(time.Millisecond))
-	fmt.Printf("| cairn doctor on it (%s) | %v |\n", summary, doctor.Round(time.Millisecond))
+	fmt.Printf("| cairn doctor on it (%s) | %v |\n", summary, took.Round(time.Millisecond))
 	if backlinks == 0 {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/host"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/doctor"
 	"github.com/spf13/cobra"
 )
 
@@ -37,7 +38,7 @@ rebase --abort, a write on another branch) are brought back.`,
 			defer v.Close()
 			out := cmd.OutOrStdout()
 			if fix {
-				did, err := v.Repair()
+				did, err := doctor.Repair(v)
 				for _, d := range did {
 					fmt.Fprintf(out, "%-8s %-12s %s\n", "fixed", "doctor", oneLine(d))
 				}
@@ -49,7 +50,7 @@ rebase --abort, a write on another branch) are brought back.`,
 				}
 			}
 			problems := 0
-			for _, f := range v.Doctor() {
+			for _, f := range doctor.Check(v) {
 				fmt.Fprintf(out, "%-8s %-12s %s\n", f.Level, f.Check, oneLine(f.Message))
 				if f.Level == "problem" {
 					problems++

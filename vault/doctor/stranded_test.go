@@ -1,4 +1,4 @@
-package vault
+package doctor
 
 import (
 	"os"
@@ -6,11 +6,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cairn-dev/cairn/vault"
 )
 
-func findings(v *Vault, check string) []string {
+func findings(v *vault.Vault, check string) []string {
 	var out []string
-	for _, f := range v.Doctor() {
+	for _, f := range Check(v) {
 		if f.Check == check {
 			out = append(out, f.Level+": "+f.Message)
 		}
@@ -27,7 +29,7 @@ func findings(v *Vault, check string) []string {
 // not reported.
 func TestDoctorBringsBackWritesAGitOperationLeftOffTheBranch(t *testing.T) {
 	v, dir := sampleVault(t)
-	w1, err := v.CreateNote(camille, CreateArgs{Project: "acme/launch", Body: "# Stranded one\n\nfirst\n"})
+	w1, err := v.CreateNote(camille, vault.CreateArgs{Project: "acme/launch", Body: "# Stranded one\n\nfirst\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestDoctorBringsBackWritesAGitOperationLeftOffTheBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := "Agent line."
-	if _, err := v.EditNote(camille, EditArgs{Ref: pricing, Operation: "append", Content: &line, VersionToken: n.VersionToken}); err != nil {
+	if _, err := v.EditNote(camille, vault.EditArgs{Ref: pricing, Operation: "append", Content: &line, VersionToken: n.VersionToken}); err != nil {
 		t.Fatal(err)
 	}
 	base := gitOut(t, dir, "rev-parse", "HEAD~2")
@@ -59,7 +61,7 @@ func TestDoctorBringsBackWritesAGitOperationLeftOffTheBranch(t *testing.T) {
 	if len(got) != 3 || !strings.Contains(strings.Join(got, "\n"), "Stranded one") || !strings.Contains(strings.Join(got, "\n"), "other reflog") {
 		t.Fatalf("doctor's stranded findings:\n%s", strings.Join(got, "\n"))
 	}
-	did, err := v.Repair()
+	did, err := Repair(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestDoctorBringsBackWritesAGitOperationLeftOffTheBranch(t *testing.T) {
 	}
 
 	// A write that a rebase rewrote is on the branch in another form.
-	if _, err := v.CreateNote(camille, CreateArgs{Project: "acme/launch", Body: "# Rebased\n"}); err != nil {
+	if _, err := v.CreateNote(camille, vault.CreateArgs{Project: "acme/launch", Body: "# Rebased\n"}); err != nil {
 		t.Fatal(err)
 	}
 	gitOut(t, dir, "checkout", "-q", "-b", "upstream", "HEAD~1")
@@ -118,7 +120,7 @@ func TestDoctorTellsALiveWriteFromAStaleOne(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, ".git", "index.lock"), []byte("cairn 0123456789abcdef\n"), 0o644)
 	problems := func() (n int, all []string) {
-		for _, f := range v.Doctor() {
+		for _, f := range Check(v) {
 			all = append(all, f.Level+" "+f.Check+": "+f.Message)
 			if f.Level == "problem" {
 				n++

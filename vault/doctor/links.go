@@ -1,14 +1,15 @@
-package vault
+package doctor
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // How many links of each kind cairn doctor names; the rest are counted.
-const doctorLinksShown = 20
+const linksShown = 20
 
 // linkFindings reports the links a person should look at: those Obsidian
 // shows unresolved while cairn resolves them (by id, H1 title, alias or
@@ -17,25 +18,25 @@ const doctorLinksShown = 20
 // tie (Obsidian opens whichever of the files it loaded first, or two
 // notes share an H1 no file name matches); and the count of forward
 // references. bodyLine gives, per note path, the lines before its body.
-func (v *Vault) linkFindings(bodyLine map[string]int) []Finding {
+func linkFindings(v *vault.Vault, bodyLine map[string]int) []Finding {
 	var out []Finding
 	unresolved, ambiguous, cairnOnly := 0, 0, 0
-	format := v.linkSettings().Format
-	for _, e := range v.graph().Audit() {
-		src := v.pathOf(e.From)
+	format := v.ObsidianLinkSettings().Format
+	for _, e := range v.LinkAudit() {
+		src := v.NotePathOf(e.From)
 		where := linkPlace(src, e.Link, bodyLine[src])
 		switch {
 		case e.Status == wikilinks.Ambiguous:
 			ambiguous++
-			if ambiguous <= doctorLinksShown {
-				out = append(out, Finding{Level: "warning", Check: "links", Message: v.ambiguousMessage(where, src, format, e)})
+			if ambiguous <= linksShown {
+				out = append(out, Finding{Level: "warning", Check: "links", Message: ambiguousMessage(v, where, src, format, e)})
 			}
 		case e.Status == wikilinks.Resolved:
 			cairnOnly++
-			if cairnOnly <= doctorLinksShown {
+			if cairnOnly <= linksShown {
 				out = append(out, Finding{Level: "warning", Check: "obsidian links", Message: fmt.Sprintf(
 					"%s resolves only in cairn (by %s, to %s); Obsidian shows it unresolved: %s",
-					where, e.How, e.Path, v.suggestLink(e.Link, src, e.Path, format))})
+					where, e.How, e.Path, suggestLink(v, e.Link, src, e.Path, format))})
 			}
 		default:
 			unresolved++
@@ -47,15 +48,15 @@ func (v *Vault) linkFindings(bodyLine map[string]int) []Finding {
 	return out
 }
 
-func (v *Vault) ambiguousMessage(where, src, format string, e wikilinks.Edge) string {
+func ambiguousMessage(v *vault.Vault, where, src, format string, e wikilinks.Edge) string {
 	var paths []string
 	for _, id := range e.Candidates {
-		paths = append(paths, v.pathOf(id))
+		paths = append(paths, v.NotePathOf(id))
 	}
 	paths = append(paths, e.Files...)
 	if e.Obsidian == wikilinks.ObsidianAmbiguous {
 		return fmt.Sprintf("%s is ambiguous: Obsidian opens whichever of %s it loaded first; %s",
-			where, strings.Join(paths, ", "), v.suggestLink(e.Link, src, paths[0], format))
+			where, strings.Join(paths, ", "), suggestLink(v, e.Link, src, paths[0], format))
 	}
 	return fmt.Sprintf("%s is ambiguous: %d notes have that %s (%s), and Obsidian resolves it to nothing; link one by its file name",
 		where, len(paths), e.How, strings.Join(paths, ", "))
@@ -64,8 +65,8 @@ func (v *Vault) ambiguousMessage(where, src, format string, e wikilinks.Edge) st
 // suggestLink says what to write instead of l, in the note at src, so
 // that Obsidian opens the file at path: l in its own form (a Markdown link
 // stays one), its path as a new link in the vault's format would be.
-func (v *Vault) suggestLink(l wikilinks.Link, src, path, format string) string {
-	t, ok := v.graph().NewLinkText(path, src, format, l.Form == wikilinks.FormMarkdown)
+func suggestLink(v *vault.Vault, l wikilinks.Link, src, path, format string) string {
+	t, ok := v.NewLinkText(path, src, format, l.Form == wikilinks.FormMarkdown)
 	if !ok {
 		return fmt.Sprintf("no link can name %s (its name holds a character links cannot carry): rename it", path)
 	}
@@ -102,4 +103,18 @@ func linkAs(l wikilinks.Link, target string) string {
 		return fmt.Sprintf("%s[%s](%s%s)", bang, l.Label, t, frag)
 	}
 	return bang + "[[" + target + frag + "]]"
+}
+
+// linkSettingsFinding is cairn doctor's line on how new links are written.
+func linkSettingsFinding(v *vault.Vault) Finding {
+	s := v.ObsidianLinkSettings()
+	form := "wikilinks"
+	if s.Markdown {
+		form = "Markdown links in bodies, wikilinks in properties"
+	}
+	if s.Problem != "" {
+		return Finding{Level: "warning", Check: "obsidian settings", Message: fmt.Sprintf(
+			"%s; cairn writes new links in Obsidian's defaults for what it cannot read (now: %s path, %s) until it is fixed", s.Problem, s.Format, form)}
+	}
+	return Finding{Level: "ok", Check: "obsidian settings", Message: fmt.Sprintf("cairn writes new links as the vault's Obsidian does: %s path, %s", s.Format, form)}
 }
