@@ -76,5 +76,3 @@ var (
 	WriteByHand  = writeByHand
 	WaitLaneT    = waitLaneT
 )
-
-
