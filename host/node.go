@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn/mcptools"
@@ -66,6 +67,12 @@ type Node struct {
 	why     error         // why there is none, when it is not a wait
 	opening bool          // there is none yet: this process holds the host lock and is opening the vault
 	changed chan struct{} // closed and replaced when cur or opening changes
+
+	// awaiting counts the calls waiting in await: a test knows from it
+	// that a call has reached its wait (and that its client's cancel can
+	// reach it: the MCP server hands tool calls to workers that may start
+	// after the next line is read).
+	awaiting atomic.Int32
 }
 
 // Start begins attaching or hosting in the background and returns at once
@@ -308,6 +315,8 @@ func (n *Node) result(tool string, rep reply) *mcp.CallToolResult {
 // vault as long as that takes, and for another process until deadline;
 // either wait ends with ctx, and the call has then not run.
 func (n *Node) await(ctx context.Context, deadline time.Time, not any) (any, error) {
+	n.awaiting.Add(1)
+	defer n.awaiting.Add(-1)
 	for {
 		n.mu.Lock()
 		cur, why, opening, changed := n.cur, n.why, n.opening, n.changed

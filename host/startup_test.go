@@ -119,6 +119,9 @@ func TestInitializeIsAnsweredWhileTheVaultOpens(t *testing.T) {
 	c.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"create_note","arguments":{"project":"acme/platform","body":"# Cancelled bird\n\nnever written"}}}`)
 	c.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
 	c.next(t, 5) // 3 and 4 are still waiting
+	// A cancel that came before the server's worker took the call up
+	// would find nothing to cancel: it is sent once both calls wait.
+	testwait.Until(t, "calls 3 and 4 wait for the open", func() bool { return n.awaiting.Load() == 2 })
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"the user gave up"}}`)
 	if line := c.next(t, 4); !strings.Contains(line, `"isError":true`) || !strings.Contains(line, "cancelled") ||
 		!strings.Contains(line, "did not run") || !strings.Contains(line, "for the vault to open") {

@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/vault"
 )
@@ -50,8 +52,28 @@ func TestServeAnswersBeforeTheVaultIsFree(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"create_note","arguments":{"project":"acme/platform","body":"# Impatient note\n\nnever written"}}}`)
 	send(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
 	next(5) // 3 and 4 wait
-	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`)
-	if line := next(4); !strings.Contains(line, `"isError":true`) || !strings.Contains(line, "cancelled") || !strings.Contains(line, "did not run") {
+	// The server hands tool calls to workers, which may take call 4 up
+	// after the cancel is read, and a cancel that comes first finds nothing
+	// to cancel: it is sent again until call 4 is answered (a cancel of a
+	// call already answered is ignored).
+	answered, stopped := make(chan struct{}), make(chan struct{})
+	var stop sync.Once
+	stopCancels := func() { stop.Do(func() { close(answered) }); <-stopped }
+	defer stopCancels() // also when the wait for call 4 fails
+	go func() {
+		defer close(stopped)
+		for {
+			send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`)
+			select {
+			case <-answered:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	line := next(4)
+	stopCancels()
+	if !strings.Contains(line, `"isError":true`) || !strings.Contains(line, "cancelled") || !strings.Contains(line, "did not run") {
 		t.Fatalf("the cancelled call: %s", line)
 	}
 
