@@ -34,12 +34,12 @@ import (
 // keeps 40 % and its speed.
 //
 // Outside builds the default, 100 %, let a 10,000-note server's heap grow
-// to twice its live heap under a burst of writes: 75–85 MB live, a goal
-// of 155–170 MB, and VmRSS 214–224 MiB after 1,000 writes on a fresh
-// clone (servebench; issue 34 asks 200). At SmallGCPercent, 75 %, the same
-// burst ended at 198 MiB (docs/benchmarks-history.md, "The collector
-// outside builds at 75 %"), for writes and searches no slower within the
-// runs' spread.
+// to twice its live heap under a burst of writes: 75–85 MB live on a
+// fresh clone, goals of 155–172 MB, and VmRSS 214–223 MiB after 1,000
+// writes in three runs of four (servebench; issue 34 asks 200). At
+// SmallGCPercent, 75 %, the same burst ended at 193–198 MiB
+// (docs/benchmarks-history.md, "The collector outside builds at 75 %"),
+// writes and searches no slower within the runs' spread.
 //
 // The default, 100 %, also lets a big server's heap grow to
 // twice its live heap under a burst of writes: 1.2–1.6 GiB at 100,000
