@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // aheadInAClone makes a clone of dir, changes it there with the git
@@ -253,5 +255,30 @@ func TestAdvanceWithStays(t *testing.T) {
 	}
 	if got := runGit(t, dir, "rev-parse", "HEAD"); got != head {
 		t.Fatalf("HEAD moved to %s", got)
+	}
+}
+
+// Changed reads every tree of HEAD once (a start's scan for notes edited
+// by hand). Out of a pack, go-git keeps what it decodes, and every older
+// version a tree was stored as a delta of, in the object cache, where
+// nothing reads them again (issue 34: 16 MiB on a fresh clone of 10,000
+// notes). Changed leaves none of HEAD's trees there.
+func TestChangedLeavesNoTreesInTheObjectCache(t *testing.T) {
+	s, dir := baseStore(t)
+	for i := range 5 {
+		commit(t, s, fmt.Sprintf("edit %d", i), Change{Path: "notes/d.md", Content: []byte(fmt.Sprintf("# D\n\nVersion %d.\n", i))})
+	}
+	runGit(t, dir, "repack", "-a", "-d", "-f")
+	runGit(t, dir, "prune-packed")
+	s.reindexPacks()
+	root := plumbing.NewHash(runGit(t, dir, "rev-parse", "HEAD^{tree}"))
+	notes := plumbing.NewHash(runGit(t, dir, "rev-parse", "HEAD:notes"))
+	if got, err := s.Changed([]string{"a.md", "notes/d.md"}); err != nil || len(got) != 0 {
+		t.Fatalf("clean vault: %v %v", got, err)
+	}
+	for _, h := range []plumbing.Hash{root, notes} {
+		if _, ok := s.objects.Get(h); ok {
+			t.Errorf("tree %s is still in the object cache after Changed", h)
+		}
 	}
 }

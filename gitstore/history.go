@@ -226,6 +226,14 @@ func (s *Store) Changed(paths []string) ([]string, error) {
 		if tree, _, err = s.headTree(); err == nil && tree != nil {
 			err = newRawWalker(s.repo.Storer).diff(plumbing.ZeroHash, tree.Hash, false, nil, func(p []byte, _, h plumbing.Hash) { committed[string(p)] = h })
 		}
+		// Every tree of HEAD was read once, and with them, out of a pack,
+		// every older version each was stored as a delta of (go-git keeps
+		// the bases it decodes): on a fresh clone of 10,000 notes this
+		// filled the object cache, 16 MiB, with trees nothing reads again,
+		// held for as long as the server ran and doubled by the collector's
+		// headroom under the writes that followed (issue 34). This runs at
+		// a start and a sync, not per write: the cache is emptied.
+		s.objects.Clear()
 	}
 	s.mu.Unlock()
 	if err != nil {

@@ -46,6 +46,7 @@ type Store struct {
 
 	mu       sync.Mutex
 	repo     *git.Repository
+	objects  cache.Object // repo's cache of decoded objects (objectCache)
 	versions *versionMap
 	build    *versionBuild // the first map, being built (see startBuild)
 	dirty    bool          // versions changed since last persisted
@@ -150,11 +151,12 @@ func Open(dir string, opts Options) (*Store, error) {
 	if !IsRepository(abs) {
 		return nil, fmt.Errorf("open %s: %w", dir, ErrNotRepository)
 	}
-	repo, err := openRepository(abs)
+	objects := cache.NewObjectLRU(objectCache)
+	repo, err := openRepositoryCache(abs, objects)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
-	s := &Store{dir: abs, gitDir: filepath.Join(abs, ".git"), opts: opts, repo: repo}
+	s := &Store{dir: abs, gitDir: filepath.Join(abs, ".git"), opts: opts, repo: repo, objects: objects}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b, err := s.branchRef(); err == nil {
@@ -215,7 +217,7 @@ func (s *Store) startBuild(head plumbing.Hash) {
 			buildGate()
 		}
 		b.vm, b.err = buildVersions(s.dir, head, &b.stop, func() (storer.EncodedObjectStorer, func(), error) {
-			repo, err := openRepositoryCache(s.dir, buildCache)
+			repo, err := openRepositoryCache(s.dir, cache.NewObjectLRU(buildCache))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -297,7 +299,7 @@ const maxOpenPacks = 8
 // folder, as IsRepository checked), as git.PlainOpen does but keeping up
 // to maxOpenPacks pack files open, and an object cache of objectCache.
 func openRepository(dir string) (*git.Repository, error) {
-	return openRepositoryCache(dir, objectCache)
+	return openRepositoryCache(dir, cache.NewObjectLRU(objectCache))
 }
 
 // objectCache bounds go-git's cache of decoded objects. Its default, 96
@@ -307,15 +309,14 @@ func openRepository(dir string) (*git.Repository, error) {
 // trees, the last commits that activity and sessions read.
 const objectCache = 16 * cache.MiByte
 
-// openRepositoryCache is openRepository with an object cache of size
-// bytes.
-func openRepositoryCache(dir string, size cache.FileSize) (*git.Repository, error) {
+// openRepositoryCache is openRepository with the object cache objects.
+func openRepositoryCache(dir string, objects cache.Object) (*git.Repository, error) {
 	wt := osfs.New(dir)
 	dot, err := wt.Chroot(git.GitDirName)
 	if err != nil {
 		return nil, err
 	}
-	st := filesystem.NewStorageWithOptions(dot, cache.NewObjectLRU(size), filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
+	st := filesystem.NewStorageWithOptions(dot, objects, filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
 	return git.Open(st, wt)
 }
 

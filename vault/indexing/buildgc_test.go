@@ -76,5 +76,5 @@ func TestARebuildCollectsLeanUntilItEnds(t *testing.T) {
 	if atEnd != indexing.BuildGCPercent {
 		t.Errorf("GOGC %d at the end of a Rebuild, want the build's %d", atEnd, indexing.BuildGCPercent)
 	}
-	indexing.WantPercent(t, "after the Rebuild", 100)
+	indexing.WantPercent(t, "after the Rebuild", indexing.SmallGCPercent)
 }

@@ -39,7 +39,7 @@ func wantPercent(t *testing.T, when string, want int) {
 }
 
 // Builds collect at 40 % growth while any runs, and the setting comes
-// back after the last; a person's GOGC is left alone.
+// back to SmallGCPercent (75 %) after the last; a person's GOGC is left alone.
 func TestLeanGCDuringBuilds(t *testing.T) {
 	withGC(t)
 	bigHeap = 1 << 62 // no heap is that big
@@ -50,7 +50,7 @@ func TestLeanGCDuringBuilds(t *testing.T) {
 	a() // a second call changes nothing
 	wantPercent(t, "one build still running", BuildGCPercent)
 	b()
-	wantPercent(t, "after the builds", 100)
+	wantPercent(t, "after the builds", SmallGCPercent)
 	personGC = true
 	debug.SetGCPercent(200)
 	c := LeanGC()
@@ -61,12 +61,13 @@ func TestLeanGCDuringBuilds(t *testing.T) {
 
 // A build collects at 25 % once the live heap passes bigHeap, until the
 // last build ends; a big heap outside builds collects at 50 % until it
-// falls under three quarters of bigHeap; a person's GOGC is left alone.
+// falls under three quarters of bigHeap, and then at SmallGCPercent; a
+// person's GOGC is left alone.
 func TestLeanGCInABigVault(t *testing.T) {
 	withGC(t)
 	bigHeap = 1000
 	lookAtHeap(999)
-	wantPercent(t, "a small heap, no build", 100)
+	wantPercent(t, "a small heap, no build", SmallGCPercent)
 	done := LeanGC()
 	lookAtHeap(999)
 	wantPercent(t, "a small heap, a build", BuildGCPercent)
@@ -81,9 +82,9 @@ func TestLeanGCInABigVault(t *testing.T) {
 	lookAtHeap(750)
 	wantPercent(t, "a heap fallen to three quarters of the line", BigGCPercent)
 	lookAtHeap(749)
-	wantPercent(t, "a heap fallen under three quarters of the line", 100)
+	wantPercent(t, "a heap fallen under three quarters of the line", SmallGCPercent)
 	lookAtHeap(999)
-	wantPercent(t, "a heap back near the line", 100)
+	wantPercent(t, "a heap back near the line", SmallGCPercent)
 	lookAtHeap(5000)
 	wantPercent(t, "a heap past the line again", BigGCPercent)
 	lookAtHeap(0)
@@ -106,5 +107,5 @@ func TestFollowHeapReadsTheLiveHeap(t *testing.T) {
 	wantPercent(t, "a live heap past the line", BigGCPercent)
 	bigHeap = 1 << 62
 	FollowHeap()
-	wantPercent(t, "a live heap far under the line", 100)
+	wantPercent(t, "a live heap far under the line", SmallGCPercent)
 }
