@@ -8,7 +8,6 @@ import (
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/vault/access"
-	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // Hooks for the memory families, packages vault/hindsight (memory banks)
@@ -111,18 +110,9 @@ func (v *Vault) IDsUnder(prefix string) map[string]string {
 // link graph, whoever may read them (none when the catalog does not know
 // rel). treaisure reaches the thoughts around a direct item with it.
 func (v *Vault) LinkedPaths(rel string) []string {
-	e := v.entry(rel, false)
-	if e == nil {
-		return nil
-	}
 	var out []string
-	for _, ed := range v.graph().Outgoing(e.ID, nil) {
-		if ed.Status == wikilinks.Resolved {
-			out = append(out, v.pathOf(ed.ID))
-		}
-	}
-	for _, ed := range v.graph().Incoming(e.ID, nil) {
-		out = append(out, v.pathOf(ed.From))
+	for _, n := range v.linksAround(rel, nil) {
+		out = append(out, n.Path)
 	}
 	return out
 }

@@ -54,31 +54,32 @@ type Neighbour struct {
 // linking to it; never the note itself. Empty when the catalog does not
 // know the note.
 func (v *Vault) Neighbours(c access.Caller, rel string) []Neighbour {
+	var out []Neighbour
+	for _, n := range v.linksAround(rel, v.visibleTo(c)) {
+		if n.Path != "" && n.Path != rel {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// linksAround are the notes at the other end of the links of the note at
+// rel, as vis lets see them (nil: every link): those it links to
+// (resolved links only), then those linking to it. A path is "" where the
+// catalog knows no note by the id; nil when it does not know rel.
+func (v *Vault) linksAround(rel string, vis wikilinks.Visible) []Neighbour {
 	e := v.entry(rel, false)
 	if e == nil {
 		return nil
 	}
-	vis := v.visibleTo(c)
 	var out []Neighbour
-	for _, outgoing := range []bool{true, false} {
-		var edges []wikilinks.Edge
-		if outgoing {
-			edges = v.graph().Outgoing(e.ID, vis)
-		} else {
-			edges = v.graph().Incoming(e.ID, vis)
+	for _, ed := range v.graph().Outgoing(e.ID, vis) {
+		if ed.Status == wikilinks.Resolved {
+			out = append(out, Neighbour{Path: v.pathOf(ed.ID), Edge: ed, Outgoing: true})
 		}
-		for _, ed := range edges {
-			id := ed.From
-			if outgoing {
-				if ed.Status != wikilinks.Resolved {
-					continue
-				}
-				id = ed.ID
-			}
-			if p := v.pathOf(id); p != "" && p != rel {
-				out = append(out, Neighbour{Path: p, Edge: ed, Outgoing: outgoing})
-			}
-		}
+	}
+	for _, ed := range v.graph().Incoming(e.ID, vis) {
+		out = append(out, Neighbour{Path: v.pathOf(ed.From), Edge: ed})
 	}
 	return out
 }

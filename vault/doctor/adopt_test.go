@@ -2,8 +2,6 @@ package doctor
 
 import (
 	"context"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +75,7 @@ func sameFiles(t testing.TB, dir string, before map[string]fileState, when strin
 func obsidianCopy(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "My vault")
-	if err := copyTree("../testdata/obsidian-vault", dir); err != nil {
+	if err := os.CopyFS(dir, os.DirFS("../testdata/obsidian-vault")); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Date(2024, 3, 1, 9, 30, 0, 0, time.UTC)
@@ -88,42 +86,6 @@ func obsidianCopy(t testing.TB) string {
 		return err
 	})
 	return dir
-}
-
-// copyTree copies the regular files of src to dst, as init --from does
-// (package vault's copyTree): .git and .cairn/cache left out, every file
-// made anew with mode 0644.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".git" || (rel != "." && strings.HasPrefix(filepath.ToSlash(rel), ".cairn/cache")) {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
 }
 
 // The first open of an adopted vault, and what a server does at its start

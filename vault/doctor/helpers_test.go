@@ -4,35 +4,28 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
+	"github.com/cairn-dev/cairn/internal/vaulttest"
 	"github.com/cairn-dev/cairn/vault"
 	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
 
 // The tests' helpers, as package vault's tests have them, on the vault's
-// exported API.
+// exported API: those of the packages built on vault are
+// internal/vaulttest's.
 
 var (
-	owner   = access.Caller{Principal: "owner", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
-	camille = access.Caller{Principal: "camille", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
-	sam     = access.Caller{Principal: "sam", Ceiling: access.RoleWrite, Actor: "agent", Tool: "test"}
+	owner   = vaulttest.Owner
+	camille = vaulttest.Camille
+	sam     = vaulttest.Sam
 )
 
-// testQuiet is the quiet period of the tests' vaults: a note written by a
-// test is read back at once rather than after the default 3 s.
-const testQuiet = 100 * time.Millisecond
+const testQuiet = vaulttest.Quiet
 
-// sampleVault makes a fresh vault from sample-vault/ in a temp dir.
-func sampleVault(t testing.TB) (*vault.Vault, string) {
-	t.Helper()
-	return openFrom(t, "../../sample-vault")
-}
+func sampleVault(t testing.TB) (*vault.Vault, string) { return vaulttest.Sample(t) }
 
 // openFrom makes a vault from the template folder from and opens it.
 func openFrom(t testing.TB, from string) (*vault.Vault, string) {
@@ -49,16 +42,11 @@ func openFrom(t testing.TB, from string) (*vault.Vault, string) {
 	return v, dir
 }
 
-func gitOut(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+var (
+	gitOut        = vaulttest.Git
+	cleanAndSound = vaulttest.CleanAndSound
+	readFile      = vaulttest.ReadFile
+)
 
 func commitCount(t testing.TB, dir string) string {
 	return gitOut(t, dir, "rev-list", "--count", "HEAD")
@@ -79,24 +67,6 @@ func unchanged(t testing.TB, dir, head string) {
 	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
 		t.Fatalf("work tree changed:\n%s", st)
 	}
-}
-
-// cleanAndSound asserts the work tree is clean and git fsck is happy.
-func cleanAndSound(t testing.TB, dir string) {
-	t.Helper()
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
-		t.Fatalf("status not clean:\n%s", st)
-	}
-	gitOut(t, dir, "fsck", "--strict", "--no-progress")
-}
-
-func readFile(t testing.TB, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func writeConfig(t *testing.T, root, content string) {
