@@ -1,0 +1,72 @@
+// Command openbench times a server's open of a fresh clone (vault.Open as
+// package host makes it: exclusive, the index opened early), the wait
+// every call of a fresh clone's server makes before it runs (issue 34),
+// optionally with a CPU profile. The vault (bench/corpus, ~300-word
+// notes, one commit each) is generated once under -dir and kept; each
+// run clones it again, or with -reclone=false removes the clone's caches:
+//
+//	go run ./bench/openbench -notes 100000 -dir /tmp/openbench -cpuprofile open.pprof
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"time"
+
+	"github.com/cairn-dev/cairn/bench/corpus"
+	"github.com/cairn-dev/cairn/vault"
+)
+
+func main() {
+	n := flag.Int("notes", 100000, "notes")
+	dir := flag.String("dir", "/tmp/openbench", "keep the generated vault here")
+	cpu := flag.String("cpuprofile", "", "CPU profile of the open")
+	warm := flag.Bool("warm", false, "open the clone again as it is")
+	reclone := flag.Bool("reclone", true, "clone again (else reuse the clone, its caches removed)")
+	flag.Parse()
+	gen := filepath.Join(*dir, fmt.Sprintf("gen-%d", *n))
+	clone := filepath.Join(*dir, fmt.Sprintf("clone-%d", *n))
+	if _, err := os.Stat(gen); err != nil {
+		sents, err := corpus.Sentences("../shared/data/locomo10.json")
+		must(err)
+		t0 := time.Now()
+		must(corpus.GenerateHistory(gen, *n, 300, *n, sents, rand.New(rand.NewSource(1))))
+		_, err = vault.Init(gen, vault.InitOptions{})
+		must(err)
+		fmt.Println("generated in", time.Since(t0))
+	}
+	switch {
+	case *warm: // the clone as the last run left it, its caches included
+	case !*reclone:
+		must(os.RemoveAll(filepath.Join(clone, ".cairn", "cache")))
+	default:
+		os.RemoveAll(clone)
+		must(corpus.Git(*dir, "clone", "-q", gen, clone))
+	}
+	if *cpu != "" {
+		f, err := os.Create(*cpu)
+		must(err)
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	t0 := time.Now()
+	var locked time.Duration
+	v, err := vault.Open(clone, vault.Options{Exclusive: true, AnswerDuringBuild: true, OpenIndex: true, Locked: func() { locked = time.Since(t0) }})
+	must(err)
+	fmt.Printf("locked %s, open %s\n", locked, time.Since(t0))
+	t1 := time.Now()
+	h, err := v.Store().Head()
+	must(err)
+	fmt.Printf("head %s in %s\n", h[:8], time.Since(t1))
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
