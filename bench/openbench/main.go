@@ -26,6 +26,8 @@ func main() {
 	dir := flag.String("dir", "/tmp/openbench", "keep the generated vault here")
 	cpu := flag.String("cpuprofile", "", "CPU profile of the open")
 	warm := flag.Bool("warm", false, "open the clone again as it is")
+	closeAfter := flag.Bool("close", false, "then close the vault (saving its caches, for a -warm run), and time it")
+	versions := flag.Bool("versions", false, "then wait for the version map, and time it")
 	reclone := flag.Bool("reclone", true, "clone again (else reuse the clone, its caches removed)")
 	flag.Parse()
 	gen := filepath.Join(*dir, fmt.Sprintf("gen-%d", *n))
@@ -62,6 +64,16 @@ func main() {
 	h, err := v.Store().Head()
 	must(err)
 	fmt.Printf("head %s in %s\n", h[:8], time.Since(t1))
+	if *closeAfter {
+		t2 := time.Now()
+		must(v.Close()) // saves the catalog: the next -warm run starts from it
+		fmt.Printf("closed in %s\n", time.Since(t2))
+	}
+	if *versions {
+		ps, err := v.Store().Paths() // waits for the version map
+		must(err)
+		fmt.Printf("version map of %d paths %s after the start\n", len(ps), time.Since(t0))
+	}
 }
 
 func must(err error) {
