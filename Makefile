@@ -36,7 +36,7 @@ test-go:
 # (FUZZX=10 for a longer hunt).
 FUZZX ?= 1
 FUZZ_TARGETS = \
-	vault/note:FuzzFrontmatter:10000 vault:FuzzRewriteLinks:5000 vault:FuzzFileName:4000 vault:FuzzFileNameFrom:2000 vault:FuzzCleanRel:10000 \
+	vault/note:FuzzFrontmatter:10000 vault/note:FuzzSplitFrontmatter:5000 vault/note:FuzzSummarize:10000 vault:FuzzRewriteLinks:5000 vault:FuzzFileName:4000 vault:FuzzFileNameFrom:2000 vault:FuzzCleanRel:10000 \
 	wikilinks:FuzzParse:50000 wikilinks:FuzzRewrite:3000 wikilinks:FuzzParseRef:100000 \
 	mcptools:FuzzDecodeArgs:5000
 

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/vault"
+	"github.com/cairn-dev/cairn/vault/access"
 )
 
 func main() {
@@ -26,6 +28,7 @@ func main() {
 	dir := flag.String("dir", "/tmp/openbench", "keep the generated vault here")
 	cpu := flag.String("cpuprofile", "", "CPU profile of the open")
 	warm := flag.Bool("warm", false, "open the clone again as it is")
+	query := flag.String("search", "", "then search for this, as a server's first search, and time it")
 	closeAfter := flag.Bool("close", false, "then close the vault (saving its caches, for a -warm run), and time it")
 	versions := flag.Bool("versions", false, "then wait for the version map, and time it")
 	reclone := flag.Bool("reclone", true, "clone again (else reuse the clone, its caches removed)")
@@ -64,6 +67,14 @@ func main() {
 	h, err := v.Store().Head()
 	must(err)
 	fmt.Printf("head %s in %s\n", h[:8], time.Since(t1))
+	if *query != "" {
+		// As a server's first search: the index opened early builds
+		// beside it, and the search reads the notes not indexed yet.
+		t3 := time.Now()
+		r, err := v.Search(context.Background(), access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "openbench"}, vault.SearchArgs{Query: *query})
+		must(err)
+		fmt.Printf("first search: %d hits in %s (%s after the start), %d notes not indexed\n", len(r.Results), time.Since(t3), time.Since(t0), r.IndexPending)
+	}
 	if *closeAfter {
 		t2 := time.Now()
 		must(v.Close()) // saves the catalog: the next -warm run starts from it
