@@ -98,3 +98,31 @@ func TestAFreshOpenCatalogsNotesAsARescanDoes(t *testing.T) {
 		t.Errorf("ids, files or tallies differ:\n%v %v %v\n%v %v %v", freshIDs, freshFiles, freshDirs, warmIDs, warmFiles, warmDirs)
 	}
 }
+
+// A warm open after a fresh one reads no note again: the sizes and mtimes
+// the fill kept are those the warm walk sees.
+func TestAWarmOpenAfterAFreshOneReadsNoNote(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, CacheDir, "catalog.json"))
+	v, err := Open(dir, Options{Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.catalog.empty() {
+		t.Fatal("the fresh open catalogued nothing")
+	}
+	v.Close()
+	v, err = Open(dir, Options{Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	v.catalog.mu.Lock()
+	defer v.catalog.mu.Unlock()
+	if len(v.catalog.changed) != 0 {
+		t.Errorf("the warm open read %d notes again: %v", len(v.catalog.changed), v.catalog.changed)
+	}
+}

@@ -29,6 +29,7 @@ func main() {
 	cpu := flag.String("cpuprofile", "", "CPU profile of the open")
 	warm := flag.Bool("warm", false, "open the clone again as it is")
 	query := flag.String("search", "", "then search for this, as a server's first search, and time it")
+	full := flag.Bool("index", false, "then wait for the search index to hold every note, and time it")
 	closeAfter := flag.Bool("close", false, "then close the vault (saving its caches, for a -warm run), and time it")
 	versions := flag.Bool("versions", false, "then wait for the version map, and time it")
 	reclone := flag.Bool("reclone", true, "clone again (else reuse the clone, its caches removed)")
@@ -74,6 +75,11 @@ func main() {
 		r, err := v.Search(context.Background(), access.Caller{Principal: v.Owner(), Ceiling: access.RoleWrite, Actor: "agent", Tool: "openbench"}, vault.SearchArgs{Query: *query})
 		must(err)
 		fmt.Printf("first search: %d hits in %s (%s after the start), %d notes not indexed\n", len(r.Results), time.Since(t3), time.Since(t0), r.IndexPending)
+	}
+	if *full {
+		_, err := v.SearchIndex() // waits for the index to hold every note
+		must(err)
+		fmt.Printf("full index %s after the start\n", time.Since(t0))
 	}
 	if *closeAfter {
 		t2 := time.Now()
