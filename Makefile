@@ -36,7 +36,7 @@ test-go:
 # (FUZZX=10 for a longer hunt).
 FUZZX ?= 1
 FUZZ_TARGETS = \
-	vault/note:FuzzFrontmatter:10000 vault:FuzzRewriteLinks:5000 vault:FuzzFileName:4000 vault:FuzzFileNameFrom:2000 vault:FuzzCleanRel:10000 \
+	vault/note:FuzzFrontmatter:10000 vault/note:FuzzSummarize:10000 vault:FuzzRewriteLinks:5000 vault:FuzzFileName:4000 vault:FuzzFileNameFrom:2000 vault:FuzzCleanRel:10000 \
 	wikilinks:FuzzParse:50000 wikilinks:FuzzRewrite:3000 wikilinks:FuzzParseRef:100000 \
 	mcptools:FuzzDecodeArgs:5000
 
@@ -58,7 +58,8 @@ build:
 # (structured, and plain under numbered names and names without order),
 # the held-out sets (each beside the bench's own plain BM25), and
 # the memory idle HTTP sessions hold, hostile notes, many processes on
-# one vault, a served vault from outside (servebench, membench), history,
+# one vault, a served vault from outside (servebench, membench), a fresh
+# clone's open (openbench), history,
 # bounded replies, a simulated team and its limits (teambench), and the
 # cost of OAuth tokens. Every program in bench/ is here; bench/bm25,
 # bench/corpus, bench/mcpproc and bench/measure are libraries the others
@@ -78,6 +79,7 @@ bench:
 	go run ./bench/pathobench -notes 10000
 	go run ./bench/hostbench -notes 10000
 	go run ./bench/servebench -notes 10000,100000 -history 1,all
+	go run ./bench/openbench -notes 100000 -dir $${TMPDIR:-/tmp}/openbench
 	go run ./bench/membench -notes 10000
 	go run ./bench/historybench -notes 10000
 	go run ./bench/replybench

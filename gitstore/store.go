@@ -267,6 +267,17 @@ func (s *Store) takeBuildLocked(b *versionBuild) {
 // when a call starts waiting for the build.
 var buildGate, buildWaiting func()
 
+// HoldVersionBuilds is for tests of other packages only (a vault's search
+// answering while the version map is still being built): until restore
+// is called, every version map built in the background at Open calls gate
+// before it reads anything, and waiting (when not nil) is called each time
+// a call starts waiting for such a build. Call restore once every store
+// opened meanwhile has let its build go.
+func HoldVersionBuilds(gate, waiting func()) (restore func()) {
+	buildGate, buildWaiting = gate, waiting
+	return func() { buildGate, buildWaiting = nil, nil }
+}
+
 // settleBuildLocked takes a finished build's map, or stops one still
 // running when stop is set (Close: nothing is left to wait for it).
 func (s *Store) settleBuildLocked(stop bool) {

@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
 	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
-	"gopkg.in/yaml.v3"
 )
 
 // catalog is what the vault knows of every note without opening it: id,
@@ -157,83 +157,109 @@ func (c *catalog) sync(root string, seen map[string]fileStamp, since uint64) (ch
 		todo = append(todo, p)
 	}
 	changed = append(changed, todo...)
-	type parsed struct {
-		n     *note.Note
-		links []wikilinks.Link
-		st    fileStamp
-	}
 	jobs := make(chan string)
-	results := make(chan parsed, 64)
-	// More workers than cores: with the files in the page cache parsing
-	// dominates and the extra ones cost nothing, but a cold disk cache
-	// makes each read wait on the disk, and two readers left a
-	// 100,000-note open at 49 s (issue 16).
-	workers := min(max(runtime.NumCPU(), 16), len(todo))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range jobs {
-				data, err := readFileNoFollow(filepath.Join(root, filepath.FromSlash(p)))
-				if err != nil {
-					continue
-				}
-				n := note.Parse(p, data)
-				results <- parsed{n, n.Links(), seen[p]}
-			}
-		}()
-	}
 	go func() {
 		for _, p := range todo {
 			jobs <- p
 		}
 		close(jobs)
-		wg.Wait()
-		close(results)
 	}()
-	for r := range results {
-		c.put(r.n, r.links, r.st)
+	for r := range readNotes(root, jobs, len(todo)) {
+		c.put(r.p, r.s, r.st)
 	}
 	return changed
 }
 
-// put records a note read from a file with stamp st; links are the note's
-// links when already parsed (by a worker of sync), else nil.
-func (c *catalog) put(n *note.Note, links []wikilinks.Link, st fileStamp) {
-	old := c.entries[n.Path]
-	if old != nil && old.FileID != n.ID {
-		c.remove(n.Path)
+// noteRead is a note readNotes read: its summary, and its file's size and
+// mtime when read.
+type noteRead struct {
+	p  string
+	s  note.Summary
+	st fileStamp
+}
+
+// readNotes reads and summarises the notes whose paths come on paths
+// (n of them, or -1 when not known) with several workers, and sends each
+// on the channel it returns, which is closed once paths is and every note
+// is read. A note that cannot be read (gone, not a regular file, too
+// large) is left out.
+func readNotes(root string, paths <-chan string, n int) <-chan noteRead {
+	results := make(chan noteRead, 64)
+	// Opened relative to the vault's folder, with the system calls alone
+	// (readNoteAt): an os.File for each note, and the path walked again
+	// each time, were a quarter of a fresh clone's open at 100,000 notes.
+	dir, derr := openDir(root)
+	// More workers than cores: with the files in the page cache parsing
+	// dominates and the extra ones cost nothing, but a cold disk cache
+	// makes each read wait on the disk, and two readers left a
+	// 100,000-note open at 49 s (issue 16).
+	workers := max(runtime.NumCPU(), 16)
+	if n >= 0 {
+		workers = min(workers, n)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte // a summary keeps no part of it
+			for p := range paths {
+				var data []byte
+				var st fileStamp
+				var err error
+				if derr == nil {
+					data, st, err = readNoteAt(dir, p, buf)
+					buf = data[:0]
+				} else {
+					full := filepath.Join(root, filepath.FromSlash(p))
+					st = stampOf(full)
+					data, err = readFileNoFollow(full)
+				}
+				if err == nil {
+					results <- noteRead{p, note.Summarize(p, data), st}
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		if derr == nil {
+			syscall.Close(dir)
+		}
+		close(results)
+	}()
+	return results
+}
+
+// put records a note read from a file with stamp st, as s summarises
+// it.
+func (c *catalog) put(p string, s note.Summary, st fileStamp) {
+	old := c.entries[p]
+	if old != nil && old.FileID != s.ID {
+		c.remove(p)
 		old = nil
 	}
-	if links == nil {
-		links = n.Links()
-	}
-	e := &catEntry{ID: n.ID, FileID: n.ID, Title: n.Title, Aliases: n.Aliases, Type: n.Type, Tags: n.Tags, Links: links, Size: st.size, Mtime: st.mtime}
+	e := &catEntry{ID: s.ID, FileID: s.ID, Title: s.Title, Aliases: s.Aliases, Type: s.Type, Tags: s.Tags, Category: s.Category, Pinned: s.Pinned, Links: s.Links, Size: st.size, Mtime: st.mtime}
 	c.gen++
 	e.gen = c.gen
-	e.Category = n.Scalar("category")
-	if k := n.KeyNode("pinned"); k != nil && k.Kind == yaml.ScalarNode && (k.Value == "true" || k.Value == "yes") {
-		e.Pinned = true
-	}
 	if old != nil {
-		c.tally(n.Path, old, -1)
+		c.tally(p, old, -1)
 	}
-	c.entries[n.Path] = e
-	c.tally(n.Path, e, 1)
+	c.entries[p] = e
+	c.tally(p, e, 1)
 	c.dirty = true
-	c.changed[n.Path] = true
+	c.changed[p] = true
 	if old != nil {
 		// Same file, same id: replace it in the graph in one step, so a
 		// concurrent reader never finds the note missing.
 		e.ID = old.ID
-		c.graphFor(n.Path).Set(graphNote(n.Path, e))
+		c.graphFor(p).Set(graphNote(p, e))
 		return
 	}
-	addPath(c.idPaths, e.FileID, n.Path)
-	c.reassign(e.FileID, n.Path)
-	if c.graphFor(n.Path) != c.graph {
-		c.graph.SetFile(n.Path)
+	addPath(c.idPaths, e.FileID, p)
+	c.reassign(e.FileID, p)
+	if c.graphFor(p) != c.graph {
+		c.graph.SetFile(p)
 	}
 }
 
@@ -281,7 +307,7 @@ func (c *catalog) update(root, p string) {
 		c.remove(p)
 		return
 	}
-	c.put(note.Parse(p, data), nil, fileStamp{fi.Size(), fi.ModTime()})
+	c.put(p, note.Summarize(p, data), fileStamp{fi.Size(), fi.ModTime()})
 }
 
 func (c *catalog) remove(p string) {

@@ -125,6 +125,27 @@ func (c *catalog) generation() uint64 {
 	return c.gen
 }
 
+// fill puts the notes whose paths come on paths, read as they come, and
+// returns their paths once paths is closed: a walk that found the
+// catalog empty (a fresh clone's open) sends each note as it finds it, so
+// that the reading goes on beside the walk rather than after it.
+func (c *catalog) fill(root string, paths <-chan string) (put []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for r := range readNotes(root, paths, -1) {
+		c.put(r.p, r.s, r.st)
+		put = append(put, r.p)
+	}
+	return put
+}
+
+// empty says whether the catalog knows no note.
+func (c *catalog) empty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries) == 0
+}
+
 // syncScan makes the catalog match what a rescan that began at generation
 // since saw: the notes (sync) and the other files (syncFiles). It returns
 // the note paths that changed.

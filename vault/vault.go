@@ -351,6 +351,14 @@ func (v *Vault) rescanChanged() ([]string, error) {
 	seen := map[string]fileStamp{}
 	others := map[string]bool{}
 	ign := v.ignoreMatcher()
+	// A catalog with no note yet (a fresh clone's open) reads each note as
+	// the walk finds it (catalog.fill), its size and mtime with it.
+	var feed chan string
+	var filled chan []string
+	if v.catalog.empty() {
+		feed, filled = make(chan string, 256), make(chan []string, 1)
+		go func() { filled <- v.catalog.fill(v.root, feed) }()
+	}
 	err := filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == v.root {
@@ -383,6 +391,11 @@ func (v *Vault) rescanChanged() ([]string, error) {
 		if !d.Type().IsRegular() || !isNotePath(rel) {
 			return nil
 		}
+		if feed != nil {
+			seen[rel] = fileStamp{}
+			feed <- rel
+			return nil
+		}
 		fi, err := d.Info()
 		if err != nil {
 			return nil
@@ -390,11 +403,18 @@ func (v *Vault) rescanChanged() ([]string, error) {
 		seen[rel] = fileStamp{fi.Size(), fi.ModTime()}
 		return nil
 	})
+	var put []string
+	if feed != nil {
+		close(feed)
+		put = <-filled
+	}
 	if err != nil {
 		return nil, fmt.Errorf("scan vault: %w", err)
 	}
 	ps := newProjectSet(v.root, markers)
-	changed := v.catalog.syncScan(v.root, seen, others, since)
+	// After a fill, this only takes the other files: the notes put have
+	// a generation past since.
+	changed := append(put, v.catalog.syncScan(v.root, seen, others, since)...)
 	v.mu.Lock()
 	v.projects = ps
 	v.scannedAt = time.Now()

@@ -58,6 +58,7 @@ type config struct {
 	quiet   time.Duration // idle after the writes, before memory is read again
 	data    string
 	bin     string // a cairn binary to measure instead of building ./cmd/cairn
+	vaults  string // keep the generated vaults here, and reuse them
 }
 
 func main() {
@@ -91,6 +92,7 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&c.poll, "poll", 250*time.Millisecond, "time between searches while waiting for the full index")
 	fs.DurationVar(&c.quiet, "quiet", 45*time.Second, "after the writes, sit idle this long and read memory again (the periodic save of derived state comes within 30 s, the trim after it)")
 	fs.StringVar(&c.data, "data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
+	fs.StringVar(&c.vaults, "vaults", "", "keep each generated vault in this folder and reuse it in later runs (each run still measures a fresh clone of it)")
 	fs.StringVar(&c.bin, "bin", "", "measure this cairn binary (e.g. one built from an older commit, for a before/after) instead of building ./cmd/cairn")
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -68,15 +68,27 @@ func run(c config, sents []string, tmp string, log io.Writer) ([]row, error) {
 func runVault(c config, bin string, sents []string, tmp string, n, commits int, log io.Writer) ([]row, error) {
 	gen := filepath.Join(tmp, fmt.Sprintf("gen-%d-%d", n, commits))
 	clone := filepath.Join(tmp, fmt.Sprintf("clone-%d-%d", n, commits))
-	defer os.RemoveAll(gen)
 	defer os.RemoveAll(clone)
-	logf(log, "%s: generating %d notes in %d commits", time.Now().UTC().Format("15:04:05"), n, commits)
 	t0 := time.Now()
-	if err := corpus.GenerateHistory(gen, n, c.words, commits, sents, rand.New(rand.NewSource(1))); err != nil {
-		return nil, err
+	if c.vaults == "" {
+		defer os.RemoveAll(gen)
+	} else {
+		gen = filepath.Join(c.vaults, fmt.Sprintf("gen-%d-%d-%d", n, commits, c.words))
 	}
-	if _, err := vault.Init(gen, vault.InitOptions{}); err != nil {
-		return nil, fmt.Errorf("init %s: %w", gen, err)
+	// A kept vault is reused once complete (its marker written last).
+	done := filepath.Join(gen, ".git", "servebench-generated")
+	if _, err := os.Stat(done); err != nil {
+		os.RemoveAll(gen)
+		logf(log, "%s: generating %d notes in %d commits", time.Now().UTC().Format("15:04:05"), n, commits)
+		if err := corpus.GenerateHistory(gen, n, c.words, commits, sents, rand.New(rand.NewSource(1))); err != nil {
+			return nil, err
+		}
+		if _, err := vault.Init(gen, vault.InitOptions{}); err != nil {
+			return nil, fmt.Errorf("init %s: %w", gen, err)
+		}
+		if err := os.WriteFile(done, nil, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	if err := corpus.Git(tmp, "clone", "-q", gen, clone); err != nil {
 		return nil, err

@@ -8,6 +8,11 @@
 //     error is kept), the id (saved, or derived from the path), the title
 //     (the first H1, else the file name), rendering byte for byte when
 //     nothing changed.
+//   - split.go: where the frontmatter ends (github.com/adrg/frontmatter),
+//     its text handed back unparsed.
+//   - summary.go: what the vault's catalog keeps of a note (Summarize),
+//     read without the YAML parser when the frontmatter is of the plain
+//     shape nearly every note's is, else through Parse, to the same result.
 //   - fmedit.go: a write to one property changes only that property's
 //     lines, so a diff shows one change, not a restyled block.
 //   - props.go: properties as Obsidian types them (text, lists, dates),

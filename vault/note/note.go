@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/adrg/frontmatter"
 	"github.com/cairn-dev/cairn/wikilinks"
 	"github.com/oklog/ulid/v2"
 	"gopkg.in/yaml.v3"
@@ -30,15 +29,17 @@ type Note struct {
 	Body   []byte     // everything after the frontmatter region
 }
 
-var yamlFormat = frontmatter.NewFormat("---", "---", yaml.Unmarshal)
-
 // Parse reads a note's file content. A frontmatter that is not valid
 // YAML does not make the note unreadable: the error is kept (FrontmatterError)
 // and writes that need the frontmatter are refused.
 func Parse(path string, raw []byte) *Note {
 	n := &Note{Path: path}
 	var doc yaml.Node
-	rest, err := frontmatter.Parse(bytes.NewReader(raw), &doc, yamlFormat)
+	fm, rest, found := splitFrontmatter(raw)
+	var err error
+	if found {
+		err = yaml.Unmarshal(fm, &doc)
+	}
 	switch {
 	case err != nil:
 		n.fmErr = err
@@ -57,17 +58,23 @@ func Parse(path string, raw []byte) *Note {
 			}
 		}
 	}
+	n.finish()
+	return n
+}
+
+// finish reads the id, type, tags and aliases from the frontmatter node
+// and the title from the body, once they are set.
+func (n *Note) finish() {
 	n.readKeys()
 	n.Title = TitleOf(n.Body)
 	if n.Title == "" {
-		n.Title = strings.TrimSuffix(fileName(path), ".md")
+		n.Title = strings.TrimSuffix(fileName(n.Path), ".md")
 	}
 	if n.ID == "" {
-		n.ID = DerivedID(path)
+		n.ID = DerivedID(n.Path)
 	} else {
 		n.IDSaved = true
 	}
-	return n
 }
 
 // FrontmatterError is the reason the frontmatter could not be read, if any.
