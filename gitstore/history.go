@@ -90,14 +90,10 @@ func (s *Store) FileHistory(path string, limit, maxCommits int) ([]CommitInfo, e
 	// The lock is taken per commit read, not for the whole walk, so a long
 	// history never holds writers up.
 	s.mu.Lock()
-	if err := s.refreshLocked(); err != nil {
+	start, ok, err := s.versionLocked(path)
+	if err != nil || !ok {
 		s.mu.Unlock()
 		return nil, err
-	}
-	start, ok := s.versions.paths[path]
-	if !ok {
-		s.mu.Unlock()
-		return nil, nil
 	}
 	c, err := s.repo.CommitObject(start)
 	var cur plumbing.Hash
@@ -186,6 +182,13 @@ func (s *Store) Dirty(path string) (bool, error) {
 func (s *Store) CommittedAs(path string, data []byte) (string, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if h, committed, known := s.buildingVersionLocked(path); known {
+		// The map is still being built: git was asked for this path.
+		if committed.IsZero() || blobHash(data) != committed {
+			return "", false, nil
+		}
+		return h.String(), true, nil
+	}
 	committed, err := s.committedBlobLocked(path)
 	if err != nil || committed.IsZero() || blobHash(data) != committed {
 		return "", false, err

@@ -186,10 +186,15 @@ func Open(dir string, opts Options) (*Store, error) {
 // versionBuild is a version map being built from nothing in the
 // background (startBuild).
 type versionBuild struct {
+	head plumbing.Hash
 	done chan struct{} // closed once vm or err is set
 	stop atomic.Bool   // set by Close: give up
 	vm   *versionMap
 	err  error
+	// What reads asked git meanwhile (buildingVersionLocked), s.mu
+	// guarding it, and the slots of their git processes.
+	asked map[string]askedVersion
+	slots chan struct{}
 }
 
 // buildCache bounds the object cache of the repository handle a
@@ -209,7 +214,7 @@ const buildCache = 16 * cache.MiByte
 // that needs the map (refreshLocked) waits for it, so no versionToken is
 // ever read or compared before it is known.
 func (s *Store) startBuild(head plumbing.Hash) {
-	b := &versionBuild{done: make(chan struct{})}
+	b := &versionBuild{head: head, done: make(chan struct{}), asked: map[string]askedVersion{}, slots: make(chan struct{}, onDemandSlots)}
 	s.build = b
 	go func() {
 		defer close(b.done)
@@ -463,14 +468,25 @@ func (s *Store) refreshLocked() error {
 func (s *Store) Version(path string) (string, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshLocked(); err != nil {
+	h, ok, err := s.versionLocked(path)
+	if err != nil || !ok {
 		return "", false, err
 	}
-	h, ok := s.versions.paths[path]
-	if !ok {
-		return "", false, nil
-	}
 	return h.String(), true, nil
+}
+
+// versionLocked is path's version and whether HEAD holds it: from the map,
+// refreshed, or while the map is built in the background, asked of git
+// for path alone (buildingVersionLocked). Either may let go of s.mu.
+func (s *Store) versionLocked(path string) (plumbing.Hash, bool, error) {
+	if h, blob, known := s.buildingVersionLocked(path); known {
+		return h, !blob.IsZero(), nil
+	}
+	if err := s.refreshLocked(); err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	h, ok := s.versions.paths[path]
+	return h, ok, nil
 }
 
 // Paths lists every file path in HEAD (as the version map knows it).

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,11 +15,12 @@ import (
 
 // A fresh clone's version map is built from its history in the
 // background (minutes at 100,000 commits). A call that needs it waits for
-// it, holding no lock meanwhile: a search answers while one waits (issue
+// it, holding no lock meanwhile, and a read asks git for its note's
+// version alone: a search and a get_note answer while one waits (issue
 // 34: a search waited in gitstore's Head for the store's lock, which the
 // watcher's first stray scan held while it waited for the build). The
 // build is held before it reads anything until the search has answered.
-func TestASearchAnswersWhileTheVersionMapIsBuilt(t *testing.T) {
+func TestASearchAndAReadAnswerWhileTheVersionMapIsBuilt(t *testing.T) {
 	v, dir := sampleVault(t)
 	w, err := v.CreateNote(owner, CreateArgs{Project: "acme/platform", Body: "# Heath survey\n\nThe sundew patch by the old quarry spreads.\n"})
 	if err != nil {
@@ -89,6 +91,28 @@ func TestASearchAnswersWhileTheVersionMapIsBuilt(t *testing.T) {
 	}
 	if got := resultPaths(r); !slices.Contains(got, w.Path) {
 		t.Errorf("the search found %v, not %s", got, w.Path)
+	}
+	// A read too: git is asked for the note's version alone.
+	type read struct {
+		view *NoteView
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		view, err := v2.GetNote(owner, w.Path, true, "")
+		got <- read{view, err}
+	}()
+	select {
+	case rd := <-got:
+		if rd.err != nil {
+			t.Fatalf("get_note while the version map is built: %v", rd.err)
+		}
+		if rd.view.VersionToken != w.VersionToken || !strings.Contains(rd.view.Content, "sundew") {
+			t.Errorf("get_note while the version map is built: token %q (want %q), body %q", rd.view.VersionToken, w.VersionToken, rd.view.Content)
+		}
+	case <-time.After(time.Minute): // bounds a failure only
+		let()
+		t.Fatal("get_note waited for the version map")
 	}
 	select {
 	case err := <-strays:

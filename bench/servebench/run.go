@@ -36,6 +36,11 @@ type row struct {
 	// duringBuild are the searches made while the index was incomplete
 	// (each the time its answer took): no call may wait behind the build.
 	duringBuild []time.Duration
+	// readsDuringBuild are the get_note calls made beside those searches
+	// (the first of the oldest note, whose version is the furthest back
+	// in history), and firstRead the first of them.
+	readsDuringBuild []time.Duration
+	firstRead        time.Duration
 }
 
 // run builds cairn into tmp, then measures both scenarios for each size
@@ -202,10 +207,18 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 	}
 	r.firstSearch, r.firstReply = at, s.describe()
 	logf(log, "%s: first answer %s with %d hits; first with results %s, %s", scenario, secs(first.at), first.hits, secs(at), r.firstReply)
-	for !s.complete() {
+	for k := 0; !s.complete(); k++ {
 		if time.Since(p.Started) > c.within {
 			return r, fmt.Errorf("index not complete %s after start: %s", c.within, s.describe())
 		}
+		d, err := readOne(p, corpus.NotePath((k*7919)%n))
+		if err != nil {
+			return r, err
+		}
+		if k == 0 {
+			r.firstRead = d
+		}
+		r.readsDuringBuild = append(r.readsDuringBuild, d)
 		time.Sleep(c.poll)
 		s = searchOut{} // a field the reply omits (omitempty) is zero, not the last one's
 		t0 := time.Now()
@@ -229,6 +242,21 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 	time.Sleep(c.quiet) // a server that then sits idle beside the editor
 	r.rested, err = measure.MemOf(p.PID())
 	return r, err
+}
+
+// readOne times a get_note of ref.
+func readOne(p *mcpproc.Proc, ref string) (time.Duration, error) {
+	var got struct {
+		VersionToken string `json:"versionToken"`
+	}
+	t0 := time.Now()
+	if err := p.Call("get_note", map[string]any{"ref": ref}, &got); err != nil {
+		return 0, fmt.Errorf("get_note %s during the build: %w", ref, err)
+	}
+	if got.VersionToken == "" {
+		return 0, fmt.Errorf("get_note %s during the build: no versionToken", ref)
+	}
+	return time.Since(t0), nil
 }
 
 // answer is when a search first answered (from the process's start), and
