@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/internal/notefile"
 	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
 )
@@ -151,7 +151,7 @@ func (c *catalog) sync(root string, seen map[string]fileStamp, since uint64) (ch
 	}
 	var todo []string
 	for p, st := range seen {
-		if e, ok := c.entries[p]; ok && (e.gen > since || e.Size == st.size && e.Mtime.Equal(st.mtime)) {
+		if e, ok := c.entries[p]; ok && (e.gen > since || e.Size == st.Size && e.Mtime.Equal(st.Mtime)) {
 			continue
 		}
 		todo = append(todo, p)
@@ -186,9 +186,10 @@ type noteRead struct {
 func readNotes(root string, paths <-chan string, n int) <-chan noteRead {
 	results := make(chan noteRead, 64)
 	// Opened relative to the vault's folder, with the system calls alone
-	// (readNoteAt): an os.File for each note, and the path walked again
-	// each time, were a quarter of a fresh clone's open at 100,000 notes.
-	dir, derr := openDir(root)
+	// (internal/notefile): an os.File for each note, and the path walked
+	// again each time, were a quarter of a fresh clone's open at 100,000
+	// notes.
+	dir, derr := notefile.OpenDir(root)
 	// More workers than cores: with the files in the page cache parsing
 	// dominates and the extra ones cost nothing, but a cold disk cache
 	// makes each read wait on the disk, and two readers left a
@@ -208,7 +209,7 @@ func readNotes(root string, paths <-chan string, n int) <-chan noteRead {
 				var st fileStamp
 				var err error
 				if derr == nil {
-					data, st, err = readNoteAt(dir, p, buf)
+					data, st, err = notefile.ReadAt(dir, p, buf, maxReadBytes)
 					buf = data[:0]
 				} else {
 					full := filepath.Join(root, filepath.FromSlash(p))
@@ -224,7 +225,7 @@ func readNotes(root string, paths <-chan string, n int) <-chan noteRead {
 	go func() {
 		wg.Wait()
 		if derr == nil {
-			syscall.Close(dir)
+			notefile.CloseDir(dir)
 		}
 		close(results)
 	}()
@@ -239,7 +240,7 @@ func (c *catalog) put(p string, s note.Summary, st fileStamp) {
 		c.remove(p)
 		old = nil
 	}
-	e := &catEntry{ID: s.ID, FileID: s.ID, Title: s.Title, Aliases: s.Aliases, Type: s.Type, Tags: s.Tags, Category: s.Category, Pinned: s.Pinned, Links: s.Links, Size: st.size, Mtime: st.mtime}
+	e := &catEntry{ID: s.ID, FileID: s.ID, Title: s.Title, Aliases: s.Aliases, Type: s.Type, Tags: s.Tags, Category: s.Category, Pinned: s.Pinned, Links: s.Links, Size: st.Size, Mtime: st.Mtime}
 	c.gen++
 	e.gen = c.gen
 	if old != nil {
@@ -307,7 +308,7 @@ func (c *catalog) update(root, p string) {
 		c.remove(p)
 		return
 	}
-	c.put(p, note.Summarize(p, data), fileStamp{fi.Size(), fi.ModTime()})
+	c.put(p, note.Summarize(p, data), fileStamp{Size: fi.Size(), Mtime: fi.ModTime()})
 }
 
 func (c *catalog) remove(p string) {

@@ -65,7 +65,7 @@ func TestCatalogKeepsFolderTallies(t *testing.T) {
 				fm += "pinned: true\n"
 			}
 			fm += "---\n# " + p + "\n"
-			c.put(p, note.Summarize(p, []byte(fm)), fileStamp{int64(len(fm)), time.Unix(int64(step), 0)})
+			c.put(p, note.Summarize(p, []byte(fm)), fileStamp{Size: int64(len(fm)), Mtime: time.Unix(int64(step), 0)})
 		}
 		if want := recountDirs(c); !reflect.DeepEqual(c.dirs, want) {
 			t.Fatalf("step %d (%s): tallies\n%v\nwant\n%v", step, p, tallyString(c.dirs), tallyString(want))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/internal/notefile"
 	"github.com/cairn-dev/cairn/vault/access"
 	"github.com/cairn-dev/cairn/vault/indexing"
 	"github.com/cairn-dev/cairn/vault/note"
@@ -292,17 +293,14 @@ func (v *Vault) releaseHostLock() {
 	}
 }
 
-type fileStamp struct {
-	size  int64
-	mtime time.Time
-}
+type fileStamp = notefile.Stamp
 
 func stampOf(path string) fileStamp {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fileStamp{size: -1}
+		return fileStamp{Size: -1}
 	}
-	return fileStamp{fi.Size(), fi.ModTime()}
+	return fileStamp{Size: fi.Size(), Mtime: fi.ModTime()}
 }
 
 // accessNow returns access.yaml as it applies here (effectiveAccess),
@@ -400,7 +398,7 @@ func (v *Vault) rescanChanged() ([]string, error) {
 		if err != nil {
 			return nil
 		}
-		seen[rel] = fileStamp{fi.Size(), fi.ModTime()}
+		seen[rel] = fileStamp{Size: fi.Size(), Mtime: fi.ModTime()}
 		return nil
 	})
 	var put []string

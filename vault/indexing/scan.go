@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"syscall"
 
+	"github.com/cairn-dev/cairn/internal/notefile"
 	"github.com/cairn-dev/cairn/search"
 )
 
@@ -90,56 +90,16 @@ func (k *Keeper) scanUnindexed(ctx context.Context, ix *search.Index, b *firstBu
 	}
 	// Opened relative to the vault's folder: its path is not walked again
 	// for each note.
-	root, err := syscall.Open(k.cfg.Root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	root, err := notefile.OpenDir(k.cfg.Root)
 	if err != nil {
 		return nil, fmt.Errorf("scan the notes not indexed yet: %w", err)
 	}
-	defer syscall.Close(root)
-	u.Read = func(p string, buf []byte) ([]byte, error) { return readForScan(root, p, buf, k.cfg.MaxReadBytes) }
+	defer notefile.CloseDir(root)
+	u.Read = func(p string, buf []byte) ([]byte, error) {
+		data, _, err := notefile.ReadAt(root, p, buf, k.cfg.MaxReadBytes)
+		return data, err
+	}
 	return ix.Scan(ctx, q, u)
-}
-
-// readForScan reads the note at p in the folder root (a descriptor), into
-// buf when it is large enough, as the vault's own reads do (no symbolic link,
-// a regular file, bounded), with the system calls alone: an os.File costs
-// a scan of 100,000 notes as much again (the poller's registration, a
-// finalizer).
-func readForScan(root int, p string, buf []byte, limit int64) ([]byte, error) {
-	fd, err := syscall.Openat(root, p, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, fmt.Errorf("%s is not a regular file", p)
-	}
-	if st.Size > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", p, limit)
-	}
-	size := int(st.Size)
-	if cap(buf) < size {
-		buf = make([]byte, size)
-	}
-	buf = buf[:size]
-	n := 0
-	for n < size { // shorter: cut since; longer: grown since (its start)
-		k, err := syscall.Read(fd, buf[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
-		}
-		if k == 0 {
-			break
-		}
-		n += k
-	}
-	return buf[:n], nil
 }
 
 // scanNotice is what the notice of an answer made during a build says
