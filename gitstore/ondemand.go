@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -92,8 +93,8 @@ func (s *Store) headBlobLocked(head plumbing.Hash, path string) (plumbing.Hash, 
 // differs from its first parent's at path (the root commit, or a shallow
 // clone's first, holds every file it has). Limited to a path, git shows a
 // merge when it differs from its first parent there, as the whole walk's
-// --diff-merges=first-parent lists it; only the hash is printed. It waits for a slot,
-// and gives up when the build ends first.
+// --diff-merges=first-parent lists it; only the hash is printed. It waits
+// for a slot, and gives up (git killed) when the build ends first.
 func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 	select {
 	case b.slots <- struct{}{}:
@@ -101,7 +102,18 @@ func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 	case <-b.done:
 		return plumbing.ZeroHash, errStopped
 	}
-	cmd := exec.Command(gitCommand, "-c", "log.showSignature=false", "-c", "log.showRoot=true",
+	// Stopped once the map is there (the caller takes it instead), or the
+	// store closes (Close stops the build and waits for it).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-b.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	cmd := exec.CommandContext(ctx, gitCommand, "-c", "log.showSignature=false", "-c", "log.showRoot=true",
 		"--literal-pathspecs", "log", "-1", "--first-parent", "--no-patch",
 		"--no-renames", "--no-relative", "--format=%H", b.head.String(), "--", path)
 	cmd.Dir = dir
