@@ -35,9 +35,11 @@ const buildCache = 16 * cache.MiByte
 // its own commit). The history is read by git (gitVersions), or by go-git
 // through a repository handle of the build's own, as go-git's object
 // storage is not safe for concurrent use and the store's goes on serving
-// reads that need no map (Head, CommitInfo, Walk, Recover). Everything
-// that needs the map (refreshLocked) waits for it, so no versionToken is
-// ever read or compared before it is known.
+// reads that need no map (Head, CommitInfo, Walk, Recover). A read of one
+// path's version meanwhile asks git for that path alone (ondemand.go);
+// everything else that needs the map (refreshLocked: a commit's compare
+// and swap, Paths, Dirty) waits for it, so no versionToken is ever read
+// or compared before it is known.
 func (s *Store) startBuild(head plumbing.Hash) {
 	b := &versionBuild{head: head, done: make(chan struct{}), asked: map[string]askedVersion{}, slots: make(chan struct{}, onDemandSlots)}
 	s.build = b
