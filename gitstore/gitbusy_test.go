@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -118,6 +120,53 @@ func TestNoCommitWhileAPullFetches(t *testing.T) {
 	}
 	if err := busyCommit(s); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A process first seen before it runs git (a shell's fork, its /proc
+// entry still naming the shell) is looked at again by the commit's last
+// look, right before its branch moves: a loaded machine let a person's
+// git pull start unseen that way, and cairn's commit then broke it.
+func TestAForkSeenBeforeItRunsGitIsLookedAtAgain(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc: running git commands cannot be seen here")
+	}
+	s, dir := newStore(t)
+	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "a.md", Content: []byte("a\n")})
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	runGit(t, dir, "clone", "-q", "--bare", dir, remote)
+	ready := filepath.Join(t.TempDir(), "ready")
+	// The shell waits for the test's first look, then becomes git pull.
+	sh := exec.Command("sh", "-c", `while [ ! -e "$1" ]; do sleep 0.01; done; exec git pull -q --upload-pack "sleep 2; git-upload-pack" "$2" main`, "sh", ready, remote)
+	sh.Dir = dir
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		sh.Process.Kill() // a failure leaves it waiting
+		sh.Wait()
+	}()
+	pid := strconv.Itoa(sh.Process.Pid)
+	seen := map[string]bool{}
+	if got := runningGit(resolved(dir), seen); got != "" {
+		t.Fatalf("before the pull: %q", got)
+	}
+	if looked, known := seen[pid]; !known || looked {
+		t.Fatalf("the young shell: seen %v (known %v), want it looked at again", looked, known)
+	}
+	if err := os.WriteFile(ready, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) { // bounds a failure only
+		if comm, _, _ := procStat("/proc/" + pid); strings.HasPrefix(comm, "git") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the shell never ran git")
+		}
+	}
+	if got := runningGit(resolved(dir), seen); got != "git pull" {
+		t.Fatalf("the last look, once the shell runs git pull: %q", got)
 	}
 }
 

@@ -39,9 +39,14 @@ var movingCommands = map[string]bool{
 // between the last listing and what the caller does next. seen holds the
 // processes already looked at, which a later call skips: a commit looks
 // before it takes git's locks and again, at the new ones only, right
-// before its branch moves.
+// before its branch moves. A process that is not git and started less
+// than youngProc ago is looked at again by a later call (seen false): it
+// may be a shell's or a program's fork that has not run git yet, whose
+// /proc entry still names its parent's program (a loaded machine left a
+// test's `git pull` unseen that way, and cairn's commit broke the pull).
 func runningGit(dir string, seen map[string]bool) string {
 	seen[strconv.Itoa(os.Getpid())] = true
+	now, clock := uptimeTicks()
 	for round := 0; round < 5; round++ {
 		entries, err := os.ReadDir("/proc")
 		if err != nil {
@@ -50,14 +55,22 @@ func runningGit(dir string, seen map[string]bool) string {
 		fresh := 0
 		for _, e := range entries {
 			name := e.Name()
-			if name[0] < '0' || name[0] > '9' || seen[name] {
+			looked, known := seen[name]
+			if name[0] < '0' || name[0] > '9' || looked {
 				continue
 			}
-			fresh++
-			if sub := movingGitIn("/proc/"+name, dir); sub != "" {
+			if !known {
+				fresh++
+			}
+			comm, start, ok := procStat("/proc/" + name)
+			if !ok {
+				seen[name] = true // gone
+				continue
+			}
+			if sub := movingGitIn("/proc/"+name, comm, dir); sub != "" {
 				return "git " + sub // not marked seen: it is looked at again
 			}
-			seen[name] = true
+			seen[name] = strings.HasPrefix(comm, "git") || !clock || start+youngProc < now
 		}
 		if fresh == 0 {
 			return ""
@@ -66,11 +79,55 @@ func runningGit(dir string, seen map[string]bool) string {
 	return ""
 }
 
+// youngProc is how recently, in clock ticks (USER_HZ, 100 a second on
+// Linux), a process must have started to be looked at again: far longer
+// than a fork takes to exec, even on a loaded machine.
+const youngProc = 200
+
+// uptimeTicks is the time since boot in clock ticks, as /proc/*/stat
+// gives a process's start; ok is false where /proc cannot tell.
+func uptimeTicks() (ticks uint64, ok bool) {
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	secs, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0, false
+	}
+	return uint64(secs * 100), true
+}
+
+// procStat reads the program name and the start (in clock ticks since
+// boot) of the process whose /proc entry is base, from its stat line:
+// "pid (comm) state ppid ...", starttime the 22nd field, the 20th after
+// the last ')'. ok is false for a process gone, or a line it cannot read.
+func procStat(base string) (comm string, start uint64, ok bool) {
+	b, err := os.ReadFile(base + "/stat")
+	if err != nil {
+		return "", 0, false
+	}
+	open, shut := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || shut < open {
+		return "", 0, false
+	}
+	f := strings.Fields(string(b[shut+1:]))
+	if len(f) < 20 {
+		return "", 0, false
+	}
+	start, err = strconv.ParseUint(f[19], 10, 64)
+	return string(b[open+1 : shut]), start, err == nil
+}
+
 // movingGitIn is the subcommand of the git process whose /proc entry is
-// base, when it is one of movingCommands working in dir ("" otherwise).
-func movingGitIn(base, dir string) string {
-	comm, err := os.ReadFile(base + "/comm")
-	if err != nil || !bytes.HasPrefix(comm, []byte("git")) {
+// base and program comm, when it is one of movingCommands working in dir
+// ("" otherwise).
+func movingGitIn(base, comm, dir string) string {
+	if !strings.HasPrefix(comm, "git") {
 		return ""
 	}
 	args, err := os.ReadFile(base + "/cmdline")
