@@ -42,8 +42,8 @@ var movingCommands = map[string]bool{
 // before its branch moves. A process that is not git and started less
 // than youngProc ago is looked at again by a later call (seen false): it
 // may be a shell's or a program's fork that has not run git yet, whose
-// /proc entry still names its parent's program (a loaded machine left a
-// test's `git pull` unseen that way, and cairn's commit broke the pull).
+// /proc entry still names its parent's program (the likely cause of a
+// test's `git pull` breaking on cairn's commit on a loaded machine).
 func runningGit(dir string, seen map[string]bool) string {
 	seen[strconv.Itoa(os.Getpid())] = true
 	now, clock := uptimeTicks()
