@@ -2,90 +2,26 @@ package doctor
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/personsfiles"
 	"github.com/cairn-dev/cairn/vault"
 )
 
-// fileState is what a person's file is: its bytes and the file itself
-// (a file written back, even with the same bytes, is another file: a new
-// inode, a new creation time, which Obsidian shows and sorts by).
-type fileState struct {
-	data []byte
-	info os.FileInfo
-}
+// A person's files, held to what they were (internal/personsfiles).
+type fileState = personsfiles.State
 
-// personsFiles reads every file of dir but .git and .cairn.
-func personsFiles(t testing.TB, dir string) map[string]fileState {
-	t.Helper()
-	out := map[string]fileState{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == ".git" || rel == vault.CairnDir {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		out[rel] = fileState{data: data, info: fi}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// sameFiles asserts every file of before is still there, the same file
-// with the same bytes and modification time.
-func sameFiles(t testing.TB, dir string, before map[string]fileState, when string) {
-	t.Helper()
-	after := personsFiles(t, dir)
-	for p, b := range before {
-		a, ok := after[p]
-		switch {
-		case !ok:
-			t.Fatalf("%s: %s is gone", when, p)
-		case string(a.data) != string(b.data):
-			t.Fatalf("%s: %s changed:\n%q\nwas\n%q", when, p, a.data, b.data)
-		case !os.SameFile(a.info, b.info) || !a.info.ModTime().Equal(b.info.ModTime()) || a.info.Mode() != b.info.Mode():
-			t.Fatalf("%s: %s was written again (same bytes, another file, time or mode)", when, p)
-		}
-	}
-}
+var (
+	personsFiles = personsfiles.Read
+	sameFiles    = personsfiles.Same
+)
 
 // obsidianCopy copies the Obsidian test vault to a temporary folder, with
 // modification times in the past, as a vault in use has them.
 func obsidianCopy(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "My vault")
-	if err := os.CopyFS(dir, os.DirFS("../testdata/obsidian-vault")); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Date(2024, 3, 1, 9, 30, 0, 0, time.UTC)
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			os.Chtimes(p, old, old)
-		}
-		return err
-	})
-	return dir
+	return personsfiles.CopyDated(t, "../testdata/obsidian-vault")
 }
 
 // The first open of an adopted vault, and what a server does at its start
