@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -204,14 +205,20 @@ func (s *Store) committedBlobLocked(path string) (plumbing.Hash, error) {
 	if _, ok := s.versions.paths[path]; !ok {
 		return plumbing.ZeroHash, nil
 	}
-	tree, _, err := s.headTree()
-	if err != nil || tree == nil {
+	return s.headBlobLocked(s.versions.head, path) // the map was refreshed to HEAD
+}
+
+// headBlobLocked is the blob head's tree holds at path, zero when none (or
+// a folder, or a submodule: the map holds files only). Raw objects: go-git's
+// would decode a folder of 1,000 notes into strings on every read of a
+// note (Vault.GetNote asks).
+func (s *Store) headBlobLocked(head plumbing.Hash, path string) (plumbing.Hash, error) {
+	c, err := readCommit(s.repo.Storer, head)
+	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	// Raw trees: go-git's would decode a folder of 1,000 notes into
-	// strings on every read of a note (Vault.GetNote asks).
-	e, found, err := newRawWalker(s.repo.Storer).find(tree.Hash, path)
-	if err != nil || !found {
+	e, found, err := newRawWalker(s.repo.Storer).find(c.tree, path)
+	if err != nil || !found || e.mode == filemode.Dir || e.mode == filemode.Submodule {
 		return plumbing.ZeroHash, err
 	}
 	return e.hash, nil

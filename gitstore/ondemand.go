@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // A fresh clone's version map is built in the background (startBuild):
@@ -73,20 +72,6 @@ func (s *Store) buildingVersionLocked(path string) (version, blob plumbing.Hash,
 // askedVersion is what a read asked git during a build, kept for the
 // next read of the same path.
 type askedVersion struct{ version, blob plumbing.Hash }
-
-// headBlobLocked is the blob head's tree holds at path, zero when none (or
-// a folder, or a submodule: the map holds files only).
-func (s *Store) headBlobLocked(head plumbing.Hash, path string) (plumbing.Hash, error) {
-	c, err := readCommit(s.repo.Storer, head)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	e, found, err := newRawWalker(s.repo.Storer).find(c.tree, path)
-	if err != nil || !found || e.mode == filemode.Dir || e.mode == filemode.Submodule {
-		return plumbing.ZeroHash, err
-	}
-	return e.hash, nil
-}
 
 // askGit runs `git log -1` for path from the build's head, with the
 // walk gitLogVersions makes: the first first-parent commit whose tree
