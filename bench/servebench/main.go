@@ -61,6 +61,10 @@ type config struct {
 	data    string
 	bin     string // a cairn binary to measure instead of building ./cmd/cairn
 	vaults  string // keep the generated vaults here, and reuse them
+	// cpuprofile is a folder for each served process's CPU profile.
+	cpuprofile string
+	// warmCopy is a clone indexed once: measure warm starts on copies of it.
+	warmCopy string
 }
 
 func main() {
@@ -96,8 +100,20 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.data, "data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
 	fs.StringVar(&c.vaults, "vaults", "", "keep each generated vault in this folder and reuse it in later runs (each run still measures a fresh clone of it)")
 	fs.StringVar(&c.bin, "bin", "", "measure this cairn binary (e.g. one built from an older commit, for a before/after) instead of building ./cmd/cairn")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write each served process's CPU profile into this folder (cpu-NOTES-SCENARIO.pprof; the binary must read $CAIRN_CPUPROFILE)")
+	fs.StringVar(&c.warmCopy, "warm-copy", "", "measure a warm start alone, on a copy of this clone (one a first start indexed, e.g. by cairn search), generated with -notes notes; -history is not used")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if c.warmCopy != "" {
+		if _, err := os.Stat(c.warmCopy + "/.git"); err != nil {
+			return c, fmt.Errorf("-warm-copy: %q is not a clone of a vault", c.warmCopy)
+		}
+	}
+	if c.cpuprofile != "" {
+		if st, err := os.Stat(c.cpuprofile); err != nil || !st.IsDir() {
+			return c, fmt.Errorf("-cpuprofile: %q is not a folder", c.cpuprofile)
+		}
 	}
 	for _, s := range strings.Split(*notes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

@@ -54,6 +54,10 @@ func run(c config, sents []string, tmp string, log io.Writer) ([]row, error) {
 			return nil, fmt.Errorf("build cairn: %w\n%s", err, out)
 		}
 	}
+	if c.warmCopy != "" {
+		r, err := runWarmCopy(c, bin, sents, tmp, log)
+		return []row{r}, err
+	}
 	var rows []row
 	for _, n := range c.notes {
 		for _, h := range c.history {
@@ -122,6 +126,27 @@ func runVault(c config, bin string, sents []string, tmp string, n, commits int, 
 	return rows, nil
 }
 
+// runWarmCopy measures a warm start alone, on a copy of c.warmCopy (a
+// clone a first start indexed, e.g. by `cairn search`): the writes of
+// several binaries compared round after round on the same state, without
+// a fresh clone's build before each.
+func runWarmCopy(c config, bin string, sents []string, tmp string, log io.Writer) (row, error) {
+	clone := filepath.Join(tmp, "warm-copy")
+	defer os.RemoveAll(clone)
+	if out, err := exec.Command("cp", "-a", c.warmCopy, clone).CombinedOutput(); err != nil {
+		return row{scenario: "warm"}, fmt.Errorf("copy %s: %w\n%s", c.warmCopy, err, out)
+	}
+	n := c.notes[0] // the generated notes the copy holds, which the writes edit
+	query, err := knownQuery(clone)
+	if err != nil {
+		return row{scenario: "warm"}, err
+	}
+	logf(log, "%s: a copy of %s, %d notes: warm", time.Now().UTC().Format("15:04:05"), c.warmCopy, n)
+	r, err := measureRow(c, bin, clone, "warm", query, n, sents, log)
+	r.notes = n
+	return r, err
+}
+
 // knownQuery is three words of the first generated note's body: a search
 // for them has at least that note to find.
 func knownQuery(dir string) (string, error) {
@@ -174,6 +199,13 @@ func (s searchOut) describe() string {
 // error ends with the end of what the server logged.
 func measureRow(c config, bin, dir, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
 	_, statErr := os.Stat(filepath.Join(dir, filepath.FromSlash(vault.CacheDir), "search"))
+	if c.cpuprofile != "" {
+		// The served process writes its own profile ($CAIRN_CPUPROFILE)
+		// when it exits.
+		name := fmt.Sprintf("cpu-%d-%s.pprof", n, strings.ReplaceAll(scenario, " ", "-"))
+		os.Setenv("CAIRN_CPUPROFILE", filepath.Join(c.cpuprofile, name))
+		defer os.Unsetenv("CAIRN_CPUPROFILE")
+	}
 	p, err := mcpproc.Start(bin, dir, scenario)
 	if err != nil {
 		return row{scenario: scenario}, err

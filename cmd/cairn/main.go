@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/cairn-dev/cairn/host"
@@ -31,7 +32,14 @@ func main() {
 	root.SetErr(terminalSafe{os.Stderr})
 	root.AddCommand(initCmd(), serveCmd(), tokenCmd(), passwordCmd(), projectCmd(), accessCmd(), trashCmd(), doctorCmd(), demoCmd(), searchCmd(), reindexCmd(), syncCmd(), cloneCmd(), versionCmd())
 	markUsageErrors(root)
-	if cmd, err := root.ExecuteC(); err != nil {
+	stopProfile, err := profileCPU(os.Getenv("CAIRN_CPUPROFILE"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cairn:", err)
+		os.Exit(1)
+	}
+	cmd, err := root.ExecuteC()
+	stopProfile() // before os.Exit, which runs no deferred call
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "cairn:", oneLine(err.Error()))
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -39,6 +47,31 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// profileCPU writes the process's CPU profile to file ($CAIRN_CPUPROFILE)
+// until stop is called: how a served process spends its time is measured
+// from outside, as a client drives it (bench/servebench -cpuprofile), and
+// the in-process benchmarks do not see the watcher, the upkeep and the
+// transport. An empty file is no profile.
+func profileCPU(file string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("$CAIRN_CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("$CAIRN_CPUPROFILE: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "cairn: $CAIRN_CPUPROFILE:", err)
+		}
+	}, nil
 }
 
 // usageError is a command line cairn could not take as written (a wrong
