@@ -210,8 +210,7 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 		return err
 	}
 	// No lock is taken while a person's git command runs (gitprocs.go).
-	seen := map[string]bool{}
-	if err := s.noGitMoving(seen); err != nil {
+	if err := s.noGitMoving(); err != nil {
 		return err
 	}
 	wl.staged(branch, pc.head, pc.hash)
@@ -258,7 +257,7 @@ func (s *Store) land(wl *writeLock, pc *pendingCommit, reflog string) error {
 	// began since, a pull still fetching, would be broken by the move.
 	var busy error
 	err = refLock.commitChecked([]byte(pc.hash.String()+"\n"), true, func() error {
-		busy = s.noGitMoving(seen)
+		busy = s.noGitMoving()
 		return busy
 	})
 	if busy != nil {

@@ -86,16 +86,15 @@ func (s *Store) vaultBranch() (plumbing.ReferenceName, error) {
 }
 
 // noGitMoving is vaultBranch's check, and no person's git command running
-// that reads the branch now and moves it later (gitprocs.go); seen is the
-// commit's own record of the processes looked at.
-func (s *Store) noGitMoving(seen map[string]bool) error {
+// that reads the branch now and moves it later (gitprocs.go).
+func (s *Store) noGitMoving() error {
 	if _, err := s.vaultBranch(); err != nil {
 		return err
 	}
 	if s.realDir == "" {
 		s.realDir = resolved(s.dir)
 	}
-	if cmd := runningGit(s.realDir, seen); cmd != "" {
+	if cmd := s.procs.runningGit(s.realDir); cmd != "" {
 		return &GitBusyError{State: strings.TrimPrefix(cmd, "git "), Why: fmt.Sprintf("%s is running in the vault: cairn writes again once it has finished", cmd)}
 	}
 	return nil

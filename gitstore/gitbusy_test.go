@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -105,7 +104,7 @@ func TestNoCommitWhileAPullFetches(t *testing.T) {
 	}
 	var err error
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if runningGit(resolved(dir), map[string]bool{}) != "" {
+		if (&procLooks{}).runningGit(resolved(dir)) != "" {
 			err = busyCommit(s)
 			break
 		}
@@ -123,50 +122,84 @@ func TestNoCommitWhileAPullFetches(t *testing.T) {
 	}
 }
 
+// shellThatBecomesGitPull starts, in a new vault, a shell that waits
+// until release is called, then runs git pull in place of itself (its
+// fetch held 2 s). dir is the vault as /proc names it.
+func shellThatBecomesGitPull(t *testing.T) (dir string, pid int, release func()) {
+	t.Helper()
+	s, d := newStore(t)
+	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "a.md", Content: []byte("a\n")})
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	runGit(t, d, "clone", "-q", "--bare", d, remote)
+	ready := filepath.Join(t.TempDir(), "ready")
+	sh := exec.Command("sh", "-c", `while [ ! -e "$1" ]; do sleep 0.01; done; exec git pull -q --upload-pack "sleep 2; git-upload-pack" "$2" main`, "sh", ready, remote)
+	sh.Dir = d
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sh.Process.Kill() // a failure leaves it waiting
+		sh.Wait()
+	})
+	release = func() {
+		t.Helper()
+		if err := os.WriteFile(ready, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var buf [64]byte
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) { // bounds a failure only
+			if comm, _ := procComm("/proc/"+strconv.Itoa(sh.Process.Pid), buf[:]); comm != "" {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the shell never ran git")
+			}
+		}
+	}
+	return resolved(d), sh.Process.Pid, release
+}
+
 // A process first seen before it runs git (a shell's fork, its /proc
 // entry still naming the shell) is looked at again by the commit's last
 // look, right before its branch moves: a loaded machine let a person's
 // git pull start unseen that way, and cairn's commit then broke it.
 func TestAForkSeenBeforeItRunsGitIsLookedAtAgain(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
+	if _, err := os.Stat("/proc/self/comm"); err != nil {
 		t.Skip("no /proc: running git commands cannot be seen here")
 	}
-	s, dir := newStore(t)
-	commit(t, s, "base", Change{Path: ".gitignore", Content: []byte(".cairn/\n")}, Change{Path: "a.md", Content: []byte("a\n")})
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	runGit(t, dir, "clone", "-q", "--bare", dir, remote)
-	ready := filepath.Join(t.TempDir(), "ready")
-	// The shell waits for the test's first look, then becomes git pull.
-	sh := exec.Command("sh", "-c", `while [ ! -e "$1" ]; do sleep 0.01; done; exec git pull -q --upload-pack "sleep 2; git-upload-pack" "$2" main`, "sh", ready, remote)
-	sh.Dir = dir
-	if err := sh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		sh.Process.Kill() // a failure leaves it waiting
-		sh.Wait()
-	}()
-	pid := strconv.Itoa(sh.Process.Pid)
-	seen := map[string]bool{}
-	if got := runningGit(resolved(dir), seen); got != "" {
+	dir, _, release := shellThatBecomesGitPull(t)
+	var looks procLooks
+	if got := looks.runningGit(dir); got != "" {
 		t.Fatalf("before the pull: %q", got)
 	}
-	if looked, known := seen[pid]; !known || looked {
-		t.Fatalf("the young shell: seen %v (known %v), want it looked at again", looked, known)
-	}
-	if err := os.WriteFile(ready, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) { // bounds a failure only
-		if comm, _, _ := procStat("/proc/" + pid); strings.HasPrefix(comm, "git") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the shell never ran git")
-		}
-	}
-	if got := runningGit(resolved(dir), seen); got != "git pull" {
+	release()
+	if got := looks.runningGit(dir); got != "git pull" {
 		t.Fatalf("the last look, once the shell runs git pull: %q", got)
+	}
+}
+
+// A process listed for longer than youngFor is not read at every look,
+// but at most rereadAfter after its last reading: one that runs git in
+// place of itself (a script's exec git pull) is seen then.
+func TestAnOldProcessIsReadAgainInTime(t *testing.T) {
+	if _, err := os.Stat("/proc/self/comm"); err != nil {
+		t.Skip("no /proc: running git commands cannot be seen here")
+	}
+	young, reread := youngFor, rereadAfter
+	youngFor, rereadAfter = 0, 50*time.Millisecond // every process old at once
+	defer func() { youngFor, rereadAfter = young, reread }()
+	dir, pid, release := shellThatBecomesGitPull(t)
+	var looks procLooks
+	if got := looks.runningGit(dir); got != "" {
+		t.Fatalf("before the pull: %q", got)
+	}
+	if _, known := looks.known[strconv.Itoa(pid)]; !known {
+		t.Fatal("the shell was not remembered as a process that is not git")
+	}
+	release()
+	time.Sleep(rereadAfter) // its reading is older than rereadAfter now
+	if got := looks.runningGit(dir); got != "git pull" {
+		t.Fatalf("a look after rereadAfter, once the shell runs git pull: %q", got)
 	}
 }
 
@@ -192,4 +225,48 @@ func TestGitCommandIn(t *testing.T) {
 			t.Errorf("gitCommandIn(%q, %q) = %q %v, want %q %v", c.args, c.cwd, sub, in, c.sub, c.in)
 		}
 	}
+}
+
+// BenchmarkCommitsLookingForGit is a commit's two looks for a person's
+// git command (docs/watcher.md): cold, a store's first commit or one
+// after a second without any, reads every process; burst, a commit right
+// after another, reads only the processes started since. The cost grows
+// with the processes running (procs).
+func BenchmarkCommitsLookingForGit(b *testing.B) {
+	if _, err := os.Stat("/proc/self/comm"); err != nil {
+		b.Skip("no /proc: running git commands cannot be seen here")
+	}
+	dir := resolved(b.TempDir())
+	entries, _ := os.ReadDir("/proc")
+	procs := 0
+	for _, e := range entries {
+		if n := e.Name(); n[0] >= '0' && n[0] <= '9' {
+			procs++
+		}
+	}
+	look := func(b *testing.B, l *procLooks) {
+		for range 2 {
+			if got := l.runningGit(dir); got != "" {
+				b.Fatalf("a git command in a new folder: %q", got)
+			}
+		}
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			look(b, &procLooks{})
+		}
+		b.ReportMetric(float64(procs), "procs")
+	})
+	b.Run("burst", func(b *testing.B) {
+		var l procLooks
+		look(b, &l)
+		for p, seen := range l.known { // as if listed two seconds ago
+			seen.first = seen.first.Add(-youngFor)
+			l.known[p] = seen
+		}
+		for b.Loop() {
+			look(b, &l)
+		}
+		b.ReportMetric(float64(procs), "procs")
+	})
 }

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A git pull reads HEAD, fetches (for as long as the network takes), then
@@ -31,46 +35,94 @@ var movingCommands = map[string]bool{
 	"revert": true, "am": true, "reset": true, "stash": true, "bisect": true,
 }
 
+// procLooks remembers, between looks, the processes that were not a git
+// command moving the vault: a look reads a process's name (procComm,
+// three system calls) only when it is new, was first listed less than
+// youngFor ago, or was last read more than rereadAfter ago. A shell's or
+// a program's fork seen at a commit's first look still names its parent's
+// program until it runs git; it is young, so the commit's second look,
+// right before the branch moves, reads it again and sees git by then (the
+// likely cause of a test's `git pull` breaking on cairn's commit on a
+// loaded machine). A process listed for longer is read again at most once
+// every rereadAfter: one that runs git in place of itself (a script's
+// `exec git pull`) is seen within that time.
+//
+// Before, a commit's first look read every process's /proc/N/stat: 1.2–1.3
+// ms a commit for 68 processes here, several times that on a desktop with
+// hundreds, and about 2 ms of CPU a write in the profile of a served
+// 100,000-note vault. A commit right after another now takes 0.13–0.14
+// ms, one after a second without any 0.9–1.1 ms
+// (BenchmarkCommitsLookingForGit, burst and cold).
+type procLooks struct {
+	mu    sync.Mutex
+	known map[string]procSeen // by pid
+}
+
+// procSeen is what procLooks knows of a process that was not a git
+// command moving the vault.
+type procSeen struct {
+	first, read time.Time // first listed; name last read
+}
+
+// youngFor and rereadAfter: a process first listed less than youngFor
+// ago is read at every look; one listed for longer at most once every
+// rereadAfter (variables for tests).
+var (
+	youngFor    = 2 * time.Second
+	rereadAfter = time.Second
+)
+
 // runningGit is a person's git command moving the vault at dir, as
 // "git pull" ("" when none runs, or where /proc cannot tell). /proc is
 // listed again until a listing shows no process the last did not (at
 // most five times): a command started while the first listing was read
-// (about 1.5 ms here) is seen too, so what remains is the microseconds
-// between the last listing and what the caller does next. seen holds the
-// processes already looked at, which a later call skips: a commit looks
-// before it takes git's locks and again, at the new ones only, right
-// before its branch moves. A process that is not git and started less
-// than youngProc ago is looked at again by a later call (seen false): it
-// may be a shell's or a program's fork that has not run git yet, whose
-// /proc entry still names its parent's program (the likely cause of a
-// test's `git pull` breaking on cairn's commit on a loaded machine).
-func runningGit(dir string, seen map[string]bool) string {
-	seen[strconv.Itoa(os.Getpid())] = true
-	now, clock := uptimeTicks()
+// is seen too, so what remains is the microseconds between the last
+// listing and what the caller does next.
+func (l *procLooks) runningGit(dir string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.known == nil {
+		l.known = map[string]procSeen{}
+	}
+	self := strconv.Itoa(os.Getpid())
+	listed := map[string]bool{}
+	var buf [64]byte
 	for round := 0; round < 5; round++ {
 		entries, err := os.ReadDir("/proc")
 		if err != nil {
 			return ""
 		}
+		now := time.Now()
 		fresh := 0
 		for _, e := range entries {
 			name := e.Name()
-			looked, known := seen[name]
-			if name[0] < '0' || name[0] > '9' || looked {
+			if name[0] < '0' || name[0] > '9' || name == self || listed[name] {
 				continue
 			}
+			listed[name] = true
+			seen, known := l.known[name]
 			if !known {
 				fresh++
-			}
-			comm, start, ok := procStat("/proc/" + name)
-			if !ok {
-				seen[name] = true // gone
+				seen.first = now
+			} else if now.Sub(seen.first) >= youngFor && now.Sub(seen.read) < rereadAfter {
 				continue
 			}
-			if sub := movingGitIn("/proc/"+name, comm, dir); sub != "" {
-				return "git " + sub // not marked seen: it is looked at again
+			comm, ok := procComm("/proc/"+name, buf[:])
+			if !ok {
+				continue // gone
 			}
-			seen[name] = strings.HasPrefix(comm, "git") || !clock || start+youngProc < now
+			if sub := movingGitIn("/proc/"+name, comm, dir); sub != "" {
+				return "git " + sub // not remembered: it is read again
+			}
+			seen.read = now
+			l.known[name] = seen
+		}
+		if round == 0 {
+			for pid := range l.known {
+				if !listed[pid] {
+					delete(l.known, pid) // ended: its pid may come back as another process
+				}
+			}
 		}
 		if fresh == 0 {
 			return ""
@@ -79,48 +131,24 @@ func runningGit(dir string, seen map[string]bool) string {
 	return ""
 }
 
-// youngProc is how recently, in clock ticks (USER_HZ, 100 a second on
-// Linux), a process must have started to be looked at again: far longer
-// than a fork takes to exec, even on a loaded machine.
-const youngProc = 200
-
-// uptimeTicks is the time since boot in clock ticks, as /proc/*/stat
-// gives a process's start; ok is false where /proc cannot tell.
-func uptimeTicks() (ticks uint64, ok bool) {
-	b, err := os.ReadFile("/proc/uptime")
+// procComm reads the program name of the process whose /proc entry is
+// base into buf: comm is the name when it begins with "git" ("git",
+// "git-remote-http"), else ""; ok is false for a process gone.
+func procComm(base string, buf []byte) (comm string, ok bool) {
+	fd, err := unix.Open(base+"/comm", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, false
+		return "", false
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0, false
+	n, err := unix.Read(fd, buf)
+	unix.Close(fd)
+	if err != nil || n <= 0 {
+		return "", false
 	}
-	secs, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return 0, false
+	b := bytes.TrimSuffix(buf[:n], []byte("\n"))
+	if !bytes.HasPrefix(b, []byte("git")) {
+		return "", true
 	}
-	return uint64(secs * 100), true
-}
-
-// procStat reads the program name and the start (in clock ticks since
-// boot) of the process whose /proc entry is base, from its stat line:
-// "pid (comm) state ppid ...", starttime the 22nd field, the 20th after
-// the last ')'. ok is false for a process gone, or a line it cannot read.
-func procStat(base string) (comm string, start uint64, ok bool) {
-	b, err := os.ReadFile(base + "/stat")
-	if err != nil {
-		return "", 0, false
-	}
-	open, shut := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || shut < open {
-		return "", 0, false
-	}
-	f := strings.Fields(string(b[shut+1:]))
-	if len(f) < 20 {
-		return "", 0, false
-	}
-	start, err = strconv.ParseUint(f[19], 10, 64)
-	return string(b[open+1 : shut]), start, err == nil
+	return string(b), true
 }
 
 // movingGitIn is the subcommand of the git process whose /proc entry is

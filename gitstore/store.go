@@ -70,6 +70,9 @@ type Store struct {
 	// realDir is dir as /proc names it (symbolic links resolved), once
 	// needed (gitprocs.go).
 	realDir string
+	// procs are the processes a commit's look for a person's git command
+	// saw (gitprocs.go).
+	procs procLooks
 }
 
 // ownMemory is how many of its own commits a store remembers for OwnParent.
