@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
@@ -136,6 +137,9 @@ func runWarmCopy(c config, bin string, sents []string, tmp string, log io.Writer
 	if out, err := exec.Command("cp", "-a", c.warmCopy, clone).CombinedOutput(); err != nil {
 		return row{scenario: "warm"}, fmt.Errorf("copy %s: %w\n%s", c.warmCopy, err, out)
 	}
+	// The copy's dirty pages would be written back during the writes
+	// measured next, beside their own fsyncs.
+	syscall.Sync()
 	n := c.notes[0] // the generated notes the copy holds, which the writes edit
 	query, err := knownQuery(clone)
 	if err != nil {

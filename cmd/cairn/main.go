@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 
 	"github.com/cairn-dev/cairn/host"
@@ -32,7 +34,7 @@ func main() {
 	root.SetErr(terminalSafe{os.Stderr})
 	root.AddCommand(initCmd(), serveCmd(), tokenCmd(), passwordCmd(), projectCmd(), accessCmd(), trashCmd(), doctorCmd(), demoCmd(), searchCmd(), reindexCmd(), syncCmd(), cloneCmd(), versionCmd())
 	markUsageErrors(root)
-	stopProfile, err := profileCPU(os.Getenv("CAIRN_CPUPROFILE"))
+	stopProfile, err := profile(os.Getenv("CAIRN_CPUPROFILE"), os.Getenv("CAIRN_TRACE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cairn:", err)
 		os.Exit(1)
@@ -49,29 +51,45 @@ func main() {
 	}
 }
 
-// profileCPU writes the process's CPU profile to file ($CAIRN_CPUPROFILE)
-// until stop is called: how a served process spends its time is measured
-// from outside, as a client drives it (bench/servebench -cpuprofile), and
-// the in-process benchmarks do not see the watcher, the upkeep and the
-// transport. An empty file is no profile.
-func profileCPU(file string) (stop func(), err error) {
-	if file == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, fmt.Errorf("$CAIRN_CPUPROFILE: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("$CAIRN_CPUPROFILE: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "cairn: $CAIRN_CPUPROFILE:", err)
+// profile writes the process's CPU profile to cpuFile ($CAIRN_CPUPROFILE)
+// and its execution trace to traceFile ($CAIRN_TRACE) until stop is
+// called: how a served process spends its time, and where a call waits,
+// are measured from outside, as a client drives it (bench/servebench
+// -cpuprofile), where the in-process benchmarks do not see the watcher,
+// the upkeep and the transport. An empty name is none.
+func profile(cpuFile, traceFile string) (stop func(), err error) {
+	var files []*os.File
+	stop = func() {
+		if cpuFile != "" {
+			pprof.StopCPUProfile()
 		}
-	}, nil
+		if traceFile != "" {
+			trace.Stop()
+		}
+		for _, f := range files {
+			if err := f.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "cairn: profile:", err)
+			}
+		}
+	}
+	for _, p := range []struct {
+		env, file string
+		start     func(io.Writer) error
+	}{{"$CAIRN_CPUPROFILE", cpuFile, pprof.StartCPUProfile}, {"$CAIRN_TRACE", traceFile, trace.Start}} {
+		if p.file == "" {
+			continue
+		}
+		f, err := os.Create(p.file)
+		if err == nil {
+			files = append(files, f)
+			err = p.start(f)
+		}
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("%s: %w", p.env, err)
+		}
+	}
+	return stop, nil
 }
 
 // usageError is a command line cairn could not take as written (a wrong
