@@ -100,7 +100,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.data, "data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
 	fs.StringVar(&c.vaults, "vaults", "", "keep each generated vault in this folder and reuse it in later runs (each run still measures a fresh clone of it)")
 	fs.StringVar(&c.bin, "bin", "", "measure this cairn binary (e.g. one built from an older commit, for a before/after) instead of building ./cmd/cairn")
-	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write each served process's CPU profile into this folder (cpu-NOTES-SCENARIO.pprof; the binary must read $CAIRN_CPUPROFILE)")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write each served process's CPU profile into this folder (cpu-NOTES-SCENARIO.pprof; the binary must read $CAIRN_CPUPROFILE). A server still saving 5 s after its client closed is killed and leaves the file empty: give it -quiet 20s")
 	fs.StringVar(&c.warmCopy, "warm-copy", "", "measure a warm start alone, on a copy of this clone (one a first start indexed, e.g. by cairn search), generated with -notes notes; -history is not used")
 	if err := fs.Parse(args); err != nil {
 		return c, err
