@@ -247,6 +247,9 @@ func (k *Keeper) Pending(scopes []string) int {
 	scopeOf, _ := k.notes.Scopes()
 	first := 0
 	if b := k.build.Load(); b != nil {
+		if l := k.listing(b); l != nil {
+			b = l // not listed yet: every note
+		}
 		first = b.pending(scopeOf, scopes)
 	}
 	paths := k.lanePaths()

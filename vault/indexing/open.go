@@ -92,6 +92,9 @@ func (k *Keeper) openIndex(done, begun chan struct{}) {
 		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
 			restore = LeanGC()
 		}
+		if TestHooks.Listing != nil {
+			TestHooks.Listing()
+		}
 		err = k.Sync(true)
 		k.build.Store(nil)
 		if err == nil {

@@ -37,6 +37,9 @@ var TestHooks struct {
 	// Opened runs at the end of an index's open, before a build's
 	// collector setting is restored.
 	Opened func()
+	// Listing runs in an index's open before its first sync lists the
+	// notes to index (a first build's searches meanwhile: firstbuild.go).
+	Listing func()
 }
 
 // Sync brings the live index up to date: with full, by comparing every
