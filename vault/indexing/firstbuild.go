@@ -21,6 +21,9 @@ type firstBuild struct {
 	mu      sync.Mutex
 	todo    []string     // the notes the build indexes, in order
 	done    atomic.Int64 // how many of todo are indexed
+	// early is every note, for the searches made before todo is known
+	// (listing), made once.
+	early *firstBuild
 }
 
 // indexed is how many notes the build set out to index.
@@ -132,15 +135,27 @@ func (k *Keeper) listing(b *firstBuild) *firstBuild {
 		return nil
 	}
 	b.mu.Lock()
-	started := b.todo != nil
+	started, early := b.todo != nil, b.early
 	b.mu.Unlock()
 	if started {
 		return nil
 	}
+	if early != nil {
+		return early
+	}
 	short, long := k.notes.AllBySize()
 	todo := append(short, long...)
 	slices.Sort(todo)
-	return &firstBuild{ix: b.ix, todo: todo}
+	early = &firstBuild{ix: b.ix, todo: todo}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.todo != nil {
+		return nil
+	}
+	if b.early == nil {
+		b.early = early
+	}
+	return b.early
 }
 
 // BuildState is the first build's progress, while it runs.
