@@ -56,13 +56,14 @@ func (v *processView) load() {
 		return
 	}
 	v.ok, v.open = true, map[string]bool{}
+	var buf [64]byte
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
 		base := filepath.Join("/proc", e.Name())
-		if comm, err := os.ReadFile(filepath.Join(base, "comm")); err == nil && strings.HasPrefix(strings.TrimSpace(string(comm)), "git") {
+		if comm, _ := procComm(base, buf[:]); comm != "" { // a git process (gitprocs.go)
 			if cwd, err := os.Readlink(filepath.Join(base, "cwd")); err == nil && (cwd == v.dir || strings.HasPrefix(cwd, v.dir+string(filepath.Separator))) {
 				v.git = true
 			}
