@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -34,7 +35,7 @@ func main() {
 	root.SetErr(terminalSafe{os.Stderr})
 	root.AddCommand(initCmd(), serveCmd(), tokenCmd(), passwordCmd(), projectCmd(), accessCmd(), trashCmd(), doctorCmd(), demoCmd(), searchCmd(), reindexCmd(), syncCmd(), cloneCmd(), versionCmd())
 	markUsageErrors(root)
-	stopProfile, err := profile(os.Getenv("CAIRN_CPUPROFILE"), os.Getenv("CAIRN_TRACE"))
+	stopProfile, err := profile(os.Getenv("CAIRN_CPUPROFILE"), os.Getenv("CAIRN_TRACE"), os.Getenv("CAIRN_MEMPROFILE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cairn:", err)
 		os.Exit(1)
@@ -56,15 +57,24 @@ func main() {
 // called: how a served process spends its time, and where a call waits,
 // are measured from outside, as a client drives it (bench/servebench
 // -cpuprofile), where the in-process benchmarks do not see the watcher,
-// the upkeep and the transport. An empty name is none.
-func profile(cpuFile, traceFile string) (stop func(), err error) {
+// the upkeep and the transport. memFile ($CAIRN_MEMPROFILE) gets the heap
+// profile when stop is called, after a collection: what stays live once
+// a build is done. An empty name is none.
+func profile(cpuFile, traceFile, memFile string) (stop func(), err error) {
 	var files []*os.File
+	var heap io.Writer
 	stop = func() {
 		if cpuFile != "" {
 			pprof.StopCPUProfile()
 		}
 		if traceFile != "" {
 			trace.Stop()
+		}
+		if heap != nil {
+			runtime.GC() // the profile's in-use figures are those of the last collection
+			if err := pprof.WriteHeapProfile(heap); err != nil {
+				fmt.Fprintln(os.Stderr, "cairn: profile:", err)
+			}
 		}
 		for _, f := range files {
 			if err := f.Close(); err != nil {
@@ -75,7 +85,11 @@ func profile(cpuFile, traceFile string) (stop func(), err error) {
 	for _, p := range []struct {
 		env, file string
 		start     func(io.Writer) error
-	}{{"$CAIRN_CPUPROFILE", cpuFile, pprof.StartCPUProfile}, {"$CAIRN_TRACE", traceFile, trace.Start}} {
+	}{
+		{"$CAIRN_CPUPROFILE", cpuFile, pprof.StartCPUProfile},
+		{"$CAIRN_TRACE", traceFile, trace.Start},
+		{"$CAIRN_MEMPROFILE", memFile, func(w io.Writer) error { heap = w; return nil }},
+	} {
 		if p.file == "" {
 			continue
 		}
