@@ -2,6 +2,7 @@ package search
 
 import (
 	"strings"
+	"unicode"
 )
 
 // Chunk is one section of a note's body, embedded on its own: a heading
@@ -96,10 +97,30 @@ func isHeading(s string) bool {
 	return n >= 1 && n <= 6 && (n == len(s) || s[n] == ' ' || s[n] == '\t')
 }
 
+// hasWord says s holds a word: a character that is not a space, as
+// strings.Fields splits.
+func hasWord(s string) bool { return strings.IndexFunc(s, notSpace) >= 0 }
+
+func notSpace(r rune) bool { return !unicode.IsSpace(r) }
+
+// countWords is len(strings.Fields(s)) without the slice: splitSection
+// counted words so, and at 100,000 notes that was 1.3 GB of a build's 26
+// GB of garbage.
+func countWords(s string) int {
+	n, inWord := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
+}
+
 // splitSection cuts body[start:end] into chunks of at most maxChunkWords.
 func splitSection(body string, start, end int, heading string) []Chunk {
-	text := body[start:end]
-	if len(strings.Fields(text)) == 0 {
+	if !hasWord(body[start:end]) {
 		return nil
 	}
 	var out []Chunk
@@ -123,13 +144,13 @@ func splitSection(body string, start, end int, heading string) []Chunk {
 				}
 				out = append(out, Chunk{Start: chunkStart, End: cut, Heading: heading})
 				chunkStart = cut
-				words = len(strings.Fields(body[cut : i+1]))
+				words = countWords(body[cut : i+1])
 				lastBreak = -1
 			}
 		}
 		inWord = !space
 	}
-	if len(strings.Fields(body[chunkStart:end])) > 0 {
+	if hasWord(body[chunkStart:end]) {
 		out = append(out, Chunk{Start: chunkStart, End: end, Heading: heading})
 	}
 	return out

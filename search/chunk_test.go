@@ -173,3 +173,17 @@ func TestChunksAreBoundedPerNote(t *testing.T) {
 		}
 	}
 }
+
+// countWords and hasWord count words as strings.Fields splits them,
+// Unicode spaces included, which splitSection relied on.
+func TestWordCountsAreStringsFields(t *testing.T) {
+	for _, s := range []string{"", " ", "\n\t\r ", "a", " a ", "one two  three", "é\u00a0è", "x\u2003y\u3000z", "\u0085", "line\nnext\n\nafter", "日本語 テキスト"} {
+		want := len(strings.Fields(s))
+		if got := countWords(s); got != want {
+			t.Errorf("countWords(%q) = %d, want %d", s, got, want)
+		}
+		if got := hasWord(s); got != (want > 0) {
+			t.Errorf("hasWord(%q) = %v, want %v", s, got, want > 0)
+		}
+	}
+}
