@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
@@ -50,27 +51,51 @@ import (
 // does not flip at every look. FollowHeap looks at the live heap between
 // a build's steps and every few seconds in the background upkeep.
 //
+// A lone build foresees the live heap it will end with, and collects
+// under a memory limit instead: see FollowBuild.
+//
 // A person's own GOGC wins: with GOGC in the environment the setting is
-// never touched.
+// never touched; nor is the memory limit with GOMEMLIMIT (nor, then, is
+// the collector given the room a limit would bound).
 const (
 	BuildGCPercent    = 40 // while a build runs
 	BigBuildGCPercent = 25 // while a build runs in a heap past bigHeap
 	BigGCPercent      = 50 // a heap past bigHeap, no build running
 	SmallGCPercent    = 75 // no build running, a heap under bigHeap
+
+	// LimitedBuildGCPercent is the setting while a build's memory limit
+	// holds: the limit, not the growth, says when to collect.
+	LimitedBuildGCPercent = 100
+	// BuildPeakPercent is the memory limit of a lone build, in percent of
+	// the live heap it is foreseen to end with (plus what the runtime holds
+	// besides the heap): with the process's other memory on top, a peak
+	// under issue 16's 1.5× the steady state (1.43× at 100,000 notes).
+	BuildPeakPercent = 135
+	// CeilingGCPercent bounds a build's memory limit by the live heap
+	// now: never more room than this growth over it.
+	CeilingGCPercent = 60
 )
 
 // bigHeap is the live heap past which the collector runs tighter (a
 // variable for tests).
 var bigHeap uint64 = 256 << 20
 
-// personGC says the person set GOGC (a variable for tests).
-var personGC = os.Getenv("GOGC") != ""
+// personGC says the person set GOGC, personLimit GOMEMLIMIT (variables
+// for tests).
+var (
+	personGC    = os.Getenv("GOGC") != ""
+	personLimit = os.Getenv("GOMEMLIMIT") != ""
+)
 
 var lean struct {
-	mu     sync.Mutex
-	builds int  // builds running
-	big    bool // the live heap passed bigHeap at the last look, and has not fallen under ¾ of it since
-	cur    int  // the setting made here last (0: none yet)
+	mu       sync.Mutex
+	builds   int    // builds running
+	big      bool   // the live heap passed bigHeap at the last look, and has not fallen under ¾ of it since
+	cur      int    // the setting made here last (0: none yet)
+	total    int    // the notes of the lone build
+	looks    []look // the live heap at its steps
+	limit    int64  // its memory limit (0: none foreseen yet)
+	curLimit int64  // the memory limit made here last (0: none yet)
 }
 
 // wantGC is the setting for the state (the caller holds lean.mu).
@@ -86,12 +111,21 @@ func wantGC() int {
 	return SmallGCPercent
 }
 
-// applyGC makes the setting wantGC, unless the person holds it (the
-// caller holds lean.mu).
+// applyGC makes the setting wantGC, or LimitedBuildGCPercent under a
+// lone build's memory limit, unless the person holds them (the caller
+// holds lean.mu).
 func applyGC() {
-	if want := wantGC(); !personGC && want != lean.cur {
+	want, limit := wantGC(), int64(math.MaxInt64)
+	if lean.builds == 1 && lean.limit > 0 {
+		want, limit = LimitedBuildGCPercent, lean.limit
+	}
+	if !personGC && want != lean.cur {
 		debug.SetGCPercent(want)
 		lean.cur = want
+	}
+	if !personLimit && limit != lean.curLimit {
+		debug.SetMemoryLimit(limit)
+		lean.curLimit = limit
 	}
 }
 
@@ -101,37 +135,147 @@ func LeanGC() (restore func()) {
 	lean.mu.Lock()
 	defer lean.mu.Unlock()
 	lean.builds++
+	lean.total, lean.looks, lean.limit = 0, nil, 0 // a second build ends the first's foresight
 	applyGC()
 	return sync.OnceFunc(func() {
 		lean.mu.Lock()
 		defer lean.mu.Unlock()
 		lean.builds--
+		lean.total, lean.looks, lean.limit = 0, nil, 0
 		applyGC()
 	})
 }
 
 // FollowHeap looks at the live heap and sets the collector for it.
-func FollowHeap() { lookAtHeap(liveHeap()) }
+func FollowHeap() { lookAtHeap(readHeap().live) }
 
 // lookAtHeap sets the collector for a live heap of live bytes.
 func lookAtHeap(live uint64) {
 	lean.mu.Lock()
 	defer lean.mu.Unlock()
+	seeHeap(live)
+	applyGC()
+}
+
+// seeHeap notes whether a live heap of live bytes is big (the caller
+// holds lean.mu).
+func seeHeap(live uint64) {
 	switch {
 	case live >= bigHeap:
 		lean.big = true
 	case live < bigHeap/4*3:
 		lean.big = false
 	}
+}
+
+// FollowBuild is FollowHeap between the steps of a build that has
+// indexed done notes of total.
+//
+// A build's live heap grows as it goes (the vectors, the manifest, Bleve's
+// segments), and its peak comes at the end, the live heap then and the
+// collector's headroom over it. Collecting at 25–40 % growth the whole
+// way held that peak to issue 16's 1.5× the steady state, but with a
+// live heap half the end's the same percentage is half the room: a
+// 100,000-note build collected 336 times, a third of its CPU.
+//
+// So once a lone build has indexed a fifth of its notes, the live heap it
+// will end with is foreseen: the live heap now, and the growth per note
+// over the latter half of what is done (least squares over the looks
+// there, as the first notes grow the heap faster: caches filling, the
+// first segments) times the notes left. The collector then runs at
+// LimitedBuildGCPercent under a memory limit of BuildPeakPercent of that
+// end, plus what the runtime holds besides the heap's objects: the room
+// is wide while the live heap is small and narrows to about the end's
+// peak under the percentages. Two bounds hold the guess: never less room
+// than the percentages give (the limit is at least that goal), and never
+// more than CeilingGCPercent of the live heap now (a guess too high early
+// would otherwise raise the peak mid-build).
+//
+// `cairn search` on a fresh clone, its cache removed, two interleaved
+// rounds (docs/benchmarks.md, "A build under a memory limit"): at 100,000
+// notes 77.4 and 64.3 s against 84.2 and 74.0 s, 229–230 collections
+// against 328–336, at a peak of 575–581 MiB against 538 MiB (1.43× the
+// steady state of about 405 MiB); at 10,000 notes 7.0–7.9 s against
+// 7.3–8.5 s, 133–136 collections against 168–171, the peak unchanged.
+func FollowBuild(done, total int) { lookAtBuild(readHeap(), done, total) }
+
+// lookAtBuild is FollowBuild for a heap h.
+func lookAtBuild(h heapLook, done, total int) {
+	lean.mu.Lock()
+	defer lean.mu.Unlock()
+	seeHeap(h.live)
+	switch {
+	case lean.builds != 1 || personGC || personLimit:
+	case lean.total != total || len(lean.looks) > 0 && done < lean.looks[len(lean.looks)-1].done:
+		// another build's steps, or this one's first
+		lean.total, lean.looks, lean.limit = total, []look{{done, h.live}}, 0
+	default:
+		lean.looks = append(lean.looks, look{done, h.live})
+		lean.limit = 0
+		if done*5 >= total {
+			lean.limit = buildLimit(lean.looks, h, done, total)
+		}
+	}
 	applyGC()
 }
 
-// liveHeap is the heap marked live by the last collection.
-func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+// look is the live heap at a step of a build.
+type look struct {
+	done int
+	live uint64
+}
+
+// buildLimit is the memory limit for a build that has indexed done notes
+// of total, its looks so far in looks (FollowBuild).
+func buildLimit(looks []look, h heapLook, done, total int) int64 {
+	var n, sx, sy, sxx, sxy float64
+	for _, l := range looks {
+		if l.done*2 < done {
+			continue
+		}
+		x, y := float64(l.done), float64(l.live)
+		n, sx, sy, sxx, sxy = n+1, sx+x, sy+y, sxx+x*x, sxy+x*y
 	}
-	return s[0].Value.Uint64()
+	end := float64(h.live)
+	if d := n*sxx - sx*sx; n >= 2 && d > 0 {
+		if per := (n*sxy - sx*sy) / d; per > 0 {
+			end += per * float64(total-done)
+		}
+	}
+	pct := BuildGCPercent
+	if h.live >= bigHeap {
+		pct = BigBuildGCPercent
+	}
+	live := float64(h.live)
+	goal := min(max(end*BuildPeakPercent/100, live*float64(100+pct)/100), live*(100+CeilingGCPercent)/100)
+	return int64(goal) + int64(h.other)
+}
+
+// heapLook is what FollowHeap and FollowBuild read of the runtime.
+type heapLook struct {
+	live  uint64 // the heap marked live by the last collection
+	other uint64 // memory a memory limit counts besides the heap's objects and free pages
+}
+
+// readHeap reads the runtime's figures.
+func readHeap() heapLook {
+	s := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+	}
+	metrics.Read(s)
+	v := make([]uint64, len(s))
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
+	}
+	h := heapLook{live: v[0]}
+	if held := v[2] + v[3] + v[4]; v[1] > held {
+		h.other = v[1] - held
+	}
+	return h
 }

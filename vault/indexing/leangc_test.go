@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
 )
@@ -16,19 +17,31 @@ func gcPercent() int {
 // withGC runs a test of the collector's setting from the default, with
 // no build running and a small heap, and puts everything back after.
 func withGC(t *testing.T) {
-	orig := debug.SetGCPercent(100)
-	origBig, origPerson := bigHeap, personGC
+	orig, origLimit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	origBig, origPerson, origPersonLimit := bigHeap, personGC, personLimit
 	lean.mu.Lock()
-	lean.big, lean.cur = false, 100
+	lean.big, lean.cur, lean.curLimit = false, 100, math.MaxInt64
 	lean.mu.Unlock()
-	personGC = false
+	personGC, personLimit = false, false
 	t.Cleanup(func() {
-		bigHeap, personGC = origBig, origPerson
+		bigHeap, personGC, personLimit = origBig, origPerson, origPersonLimit
 		lean.mu.Lock()
-		lean.big, lean.cur = false, 0
+		lean.big, lean.cur, lean.curLimit = false, 0, 0
+		lean.total, lean.looks, lean.limit = 0, nil, 0
 		lean.mu.Unlock()
 		debug.SetGCPercent(orig)
+		debug.SetMemoryLimit(origLimit)
 	})
+}
+
+// memoryLimit reads the memory limit (a negative one reads it only).
+func memoryLimit() int64 { return debug.SetMemoryLimit(-1) }
+
+func wantLimit(t *testing.T, when string, want int64) {
+	t.Helper()
+	if got := memoryLimit(); got != want {
+		t.Fatalf("%s: memory limit %d, want %d", when, got, want)
+	}
 }
 
 func wantPercent(t *testing.T, when string, want int) {
@@ -108,4 +121,93 @@ func TestFollowHeapReadsTheLiveHeap(t *testing.T) {
 	bigHeap = 1 << 62
 	FollowHeap()
 	wantPercent(t, "a live heap far under the line", SmallGCPercent)
+}
+
+const mib = 1 << 20
+
+// A lone build collects under the percentages until a fifth of its notes
+// are indexed; then at LimitedBuildGCPercent under a memory limit of
+// BuildPeakPercent of the live heap it is foreseen to end with, plus the
+// runtime's other memory; the limit goes when the build ends.
+func TestALoneBuildCollectsUnderAMemoryLimit(t *testing.T) {
+	withGC(t)
+	bigHeap = 1 << 62
+	done := LeanGC()
+	// 100 MiB, then 0.2 MiB more per 100 notes of 10,000.
+	at := func(n int) heapLook { return heapLook{live: uint64(100*mib + n*mib/500), other: 30 * mib} }
+	for n := 0; n < 2000; n += 250 {
+		lookAtBuild(at(n), n, 10000)
+		wantPercent(t, "before a fifth", BuildGCPercent)
+		wantLimit(t, "before a fifth", math.MaxInt64)
+	}
+	lookAtBuild(at(2000), 2000, 10000)
+	wantPercent(t, "at a fifth", LimitedBuildGCPercent)
+	// Live 104 MiB, 8,000 notes left at 0.002 MiB each: an end of 120 MiB,
+	// 162 MiB at 135 %, between 145.6 (140 % of 104) and 166.4 (160 %).
+	nearLimit(t, "at a fifth", memoryLimit(), 120*mib*BuildPeakPercent/100+30*mib)
+	done()
+	wantPercent(t, "after the build", SmallGCPercent)
+	wantLimit(t, "after the build", math.MaxInt64)
+}
+
+// The foresight reads the latter half of the looks only, and is bounded:
+// never less room than the percentages give, never more than
+// CeilingGCPercent over the live heap now.
+func TestABuildsMemoryLimitIsBounded(t *testing.T) {
+	bigHeap = 1 << 62
+	steep := []look{{0, 10 * mib}, {1000, 90 * mib}, {2000, 100 * mib}, {3000, 101 * mib}, {4000, 102 * mib}}
+	h := heapLook{live: 102 * mib, other: mib}
+	// 1 MiB per 1,000 notes from 2,000 on (the ramp before is not read):
+	// an end of 102+6 MiB, at 135 % 145.8 MiB, over the 142.8 of 140 %.
+	nearLimit(t, "a ramp then a slope", buildLimit(steep, h, 4000, 10000), 108*mib*BuildPeakPercent/100+mib)
+	flat := []look{{0, 100 * mib}, {2000, 100 * mib}, {4000, 90 * mib}}
+	h.live = 90 * mib
+	nearLimit(t, "a heap that shrank (the percentage's)", buildLimit(flat, h, 4000, 10000), 90*mib*(100+BuildGCPercent)/100+mib)
+	fast := []look{{2000, 50 * mib}, {4000, 100 * mib}}
+	h.live = 100 * mib
+	nearLimit(t, "a fast growth (the ceiling's)", buildLimit(fast, h, 4000, 10000), 100*mib*(100+CeilingGCPercent)/100+mib)
+}
+
+// Two builds at once, a person's GOGC or a person's GOMEMLIMIT: no limit
+// is set (nor, with GOMEMLIMIT, the room it would bound).
+func TestNoBuildLimitForTwoBuildsOrAPersonsSetting(t *testing.T) {
+	withGC(t)
+	bigHeap = 1 << 62
+	at := func(n int) heapLook { return heapLook{live: uint64(100*mib + n*mib/500)} }
+	steps := func() {
+		for n := 0; n <= 5000; n += 250 {
+			lookAtBuild(at(n), n, 10000)
+		}
+	}
+	a, b := LeanGC(), LeanGC()
+	steps()
+	wantPercent(t, "two builds", BuildGCPercent)
+	wantLimit(t, "two builds", math.MaxInt64)
+	b()
+	a()
+	personLimit = true
+	debug.SetMemoryLimit(1 << 40)
+	c := LeanGC()
+	steps()
+	wantPercent(t, "a person's GOMEMLIMIT", BuildGCPercent)
+	wantLimit(t, "a person's GOMEMLIMIT", 1<<40)
+	c()
+	wantLimit(t, "a person's GOMEMLIMIT after the build", 1<<40)
+	personLimit, personGC = false, true
+	debug.SetGCPercent(200)
+	debug.SetMemoryLimit(math.MaxInt64)
+	d := LeanGC()
+	steps()
+	wantPercent(t, "a person's GOGC", 200)
+	wantLimit(t, "a person's GOGC", math.MaxInt64)
+	d()
+}
+
+// nearLimit fails t unless a limit is want, to a kibibyte (the foresight
+// computes in floating point).
+func nearLimit(t *testing.T, when string, got int64, want float64) {
+	t.Helper()
+	if math.Abs(float64(got)-want) > 1024 {
+		t.Fatalf("%s: memory limit %d, want %.0f", when, got, want)
+	}
 }

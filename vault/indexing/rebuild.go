@@ -222,7 +222,7 @@ func (k *Keeper) buildInto(nix *search.Index, serving bool, progress func(string
 	}
 	for i := 0; i < len(short); i += Step {
 		batch := short[i:min(i+Step, len(short))]
-		FollowHeap()
+		FollowBuild(i, len(short))
 		if err := nix.Apply(k.docs(batch), nil); err != nil {
 			return err
 		}

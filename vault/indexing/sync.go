@@ -180,7 +180,7 @@ func (k *Keeper) apply(ix *search.Index, todo, gone []string) error {
 				TestHooks.Build(i, len(todo))
 			}
 		}
-		FollowHeap()
+		FollowBuild(i, len(todo))
 		docs := k.docs(todo[i:min(i+Step, len(todo))])
 		for _, d := range docs {
 			for _, q := range d.Sequence {
