@@ -19,7 +19,7 @@ import (
 //
 // The library reads through a bufio.Reader of 4 KiB it makes and copies
 // everything it reads, the body too, into a growing buffer: 2 GB of the
-// 26 GB of garbage a 100,000-note build made, for a copy of the body
+// 27 GB of garbage a 100,000-note build made, for a copy of the body
 // nobody used. So it is given a pooled bufio.Reader (which it takes as
 // its own) over a reader that hands out one line per read, and that
 // ends as soon as the closing fence is found: the library reads the
