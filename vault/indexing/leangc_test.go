@@ -143,7 +143,7 @@ func TestALoneBuildCollectsUnderAMemoryLimit(t *testing.T) {
 	lookAtBuild(at(2000), 2000, 10000)
 	wantPercent(t, "at a fifth", LimitedBuildGCPercent)
 	// Live 104 MiB, 8,000 notes left at 0.002 MiB each: an end of 120 MiB,
-	// 162 MiB at 135 %, between 145.6 (140 % of 104) and 166.4 (160 %).
+	// 150 MiB at 125 %, between 145.6 (140 % of 104) and 166.4 (160 %).
 	nearLimit(t, "at a fifth", memoryLimit(), 120*mib*BuildPeakPercent/100+30*mib)
 	done()
 	wantPercent(t, "after the build", SmallGCPercent)
@@ -154,12 +154,15 @@ func TestALoneBuildCollectsUnderAMemoryLimit(t *testing.T) {
 // never less room than the percentages give, never more than
 // CeilingGCPercent over the live heap now.
 func TestABuildsMemoryLimitIsBounded(t *testing.T) {
-	bigHeap = 1 << 62
+	withGC(t)
+	bigHeap = 50 * mib
 	steep := []look{{0, 10 * mib}, {1000, 90 * mib}, {2000, 100 * mib}, {3000, 101 * mib}, {4000, 102 * mib}}
 	h := heapLook{live: 102 * mib, other: mib}
 	// 1 MiB per 1,000 notes from 2,000 on (the ramp before is not read):
-	// an end of 102+6 MiB, at 135 % 145.8 MiB, over the 142.8 of 140 %.
+	// an end of 102+6 MiB, at 125 % 135 MiB, over the 127.5 of a big
+	// build's 125 % of the live heap now.
 	nearLimit(t, "a ramp then a slope", buildLimit(steep, h, 4000, 10000), 108*mib*BuildPeakPercent/100+mib)
+	bigHeap = 1 << 62 // a small heap's 140 %
 	flat := []look{{0, 100 * mib}, {2000, 100 * mib}, {4000, 90 * mib}}
 	h.live = 90 * mib
 	nearLimit(t, "a heap that shrank (the percentage's)", buildLimit(flat, h, 4000, 10000), 90*mib*(100+BuildGCPercent)/100+mib)
