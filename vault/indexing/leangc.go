@@ -228,8 +228,11 @@ type look struct {
 }
 
 // buildLimit is the memory limit for a build that has indexed done notes
-// of total, its looks so far in looks (FollowBuild).
+// of total, its looks so far in looks (FollowBuild); 0 for none.
 func buildLimit(looks []look, h heapLook, done, total int) int64 {
+	if h.live == 0 { // no collection yet: nothing to foresee from
+		return 0
+	}
 	var n, sx, sy, sxx, sxy float64
 	for _, l := range looks {
 		if l.done*2 < done {

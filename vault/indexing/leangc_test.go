@@ -169,6 +169,9 @@ func TestABuildsMemoryLimitIsBounded(t *testing.T) {
 	fast := []look{{2000, 50 * mib}, {4000, 100 * mib}}
 	h.live = 100 * mib
 	nearLimit(t, "a fast growth (the ceiling's)", buildLimit(fast, h, 4000, 10000), 100*mib*(100+CeilingGCPercent)/100+mib)
+	if got := buildLimit(fast, heapLook{other: mib}, 4000, 10000); got != 0 {
+		t.Errorf("no collection yet (no live heap read): limit %d, want none", got)
+	}
 }
 
 // Two builds at once, a person's GOGC or a person's GOMEMLIMIT: no limit
