@@ -47,6 +47,7 @@ type Store struct {
 	objects  cache.Object // repo's cache of decoded objects (objectCache)
 	versions *versionMap
 	build    *versionBuild // the first map, being built (see startBuild)
+	graph    *graphWrite   // git writing a commit-graph meanwhile (commitgraph.go)
 	dirty    bool          // versions changed since last persisted
 	// indexWarning is set when a commit landed but the index could not be
 	// updated; IndexWarning hands it out once.
@@ -244,6 +245,7 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	s.settleIndexLocked()
 	s.settleBuildLocked(true)
+	s.stopGraphWriteLocked()
 	err := s.persistLocked()
 	if cerr := closeRepository(s.repo); err == nil && cerr != nil {
 		err = fmt.Errorf("close %s: %w", s.dir, cerr)

@@ -43,6 +43,7 @@ const buildCache = 16 * cache.MiByte
 func (s *Store) startBuild(head plumbing.Hash) {
 	b := &versionBuild{head: head, done: make(chan struct{}), asked: map[string]askedVersion{}, slots: make(chan struct{}, onDemandSlots)}
 	s.build = b
+	s.startGraphWrite()
 	go func() {
 		defer close(b.done)
 		if buildGate != nil {
