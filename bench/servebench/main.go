@@ -26,10 +26,10 @@
 // reply was complete or said that vectors or long notes were still
 // pending (search's vectorsPending and indexPending); the full index
 // (Bleve and every vector): the first search whose reply has neither
-// pending, polled every -poll; the slowest of the searches made until
-// then (no call should wait behind the build), and of the get_note calls
-// made beside them (the first of the oldest note, then others spread over
-// the vault), with the first; VmRSS and VmHWM then; then -writes writes
+// pending, polled every -poll; the p99 and the slowest of the searches
+// made until then (no call should wait behind the build), and of the
+// get_note calls made beside them (the first of the oldest note, then
+// others spread over the vault), with the first; VmRSS and VmHWM then; then -writes writes
 // through MCP, create_note and edit_note (append, its versionToken from
 // an untimed get_note) in turn, their p50 and p99, and VmRSS and VmHWM
 // after them; then VmRSS again once the server has sat idle for -quiet.
