@@ -122,6 +122,11 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.askChangesLocked(req.Changes) { // before the write lock: it may let go of s.mu
+		if hash, done, err := s.commitDuringBuild(req); done {
+			return hash, err
+		}
+	}
 	s.awaitBuildLocked() // before the write lock: it may let go of s.mu
 	wl, err := s.commitLock()
 	if err != nil {
@@ -130,6 +135,27 @@ func (s *Store) Commit(req CommitRequest) (string, error) {
 	defer s.releaseUnlessPending(wl)
 	wl.begin()
 	return s.commitLocked(wl, req)
+}
+
+// commitDuringBuild makes the commit on the build's tip, without the map
+// (buildwrites.go). done is false when, under the write lock, the build
+// turned out over or HEAD not its tip: the caller then waits for the map.
+func (s *Store) commitDuringBuild(req CommitRequest) (hash string, done bool, err error) {
+	wl, err := s.commitLock()
+	if err != nil {
+		return "", true, err
+	}
+	defer s.releaseUnlessPending(wl)
+	if _, err := s.vaultBranch(); err != nil {
+		return "", true, err
+	}
+	head, versions, b, ok := s.buildingVersionsLocked(req.Changes)
+	if !ok {
+		return "", false, nil
+	}
+	wl.begin()
+	hash, err = s.commitOn(wl, req, head, versions, b)
+	return hash, true, err
 }
 
 // crashPoint, when a test sets it, is called at each step of a commit; a
@@ -175,6 +201,12 @@ type pendingCommit struct {
 	before map[string]plumbing.Hash // committed content of each path (zero: none)
 	// unchanged are written paths whose content stays as committed.
 	unchanged map[string]bool
+	// versions holds the version of each path the changes touch that is
+	// committed on head (the version map's paths, or buildingVersionsLocked's).
+	versions map[string]plumbing.Hash
+	// build is the version map build the commit is made during (nil:
+	// the map is there): recordCommit records it there.
+	build *versionBuild
 }
 
 func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
@@ -184,11 +216,16 @@ func (s *Store) commitLocked(wl *writeLock, req CommitRequest) (string, error) {
 	if err := s.refreshLocked(); err != nil {
 		return "", err
 	}
-	// The tree is built on the head the version map describes (not on a
-	// second read of HEAD), and the branch lock below checks the branch
-	// still names it: a commit landing in between makes this one fail
-	// with ErrHeadMoved rather than skip its version checks.
-	pc := &pendingCommit{req: req, batch: &batch{nonce: wl.nonce}, head: s.versions.head}
+	return s.commitOn(wl, req, s.versions.head, s.versions.paths, nil)
+}
+
+// commitOn makes the commit on head, checking the changes against
+// versions. The tree is built on the head the version map describes (not
+// on a second read of HEAD), and the branch lock checks the branch still
+// names it: a commit landing in between makes this one fail with
+// ErrHeadMoved rather than skip its version checks.
+func (s *Store) commitOn(wl *writeLock, req CommitRequest, head plumbing.Hash, versions map[string]plumbing.Hash, b *versionBuild) (string, error) {
+	pc := &pendingCommit{req: req, batch: &batch{nonce: wl.nonce}, head: head, versions: versions, build: b}
 	defer pc.batch.abort()
 	if err := s.stageCommit(pc); err != nil {
 		return "", err
@@ -325,7 +362,7 @@ func (s *Store) stageBlobs(pc *pendingCommit, w *rawWalker, root plumbing.Hash) 
 	pc.blobs, pc.before, pc.unchanged = map[string]plumbing.Hash{}, map[string]plumbing.Hash{}, map[string]bool{}
 	changed := false
 	for _, c := range pc.req.Changes {
-		cur, committed := s.versions.paths[c.Path]
+		cur, committed := pc.versions[c.Path]
 		if c.CheckVersion {
 			curStr := ""
 			if committed {
@@ -444,7 +481,8 @@ func (s *Store) placeFiles(pc *pendingCommit) error {
 }
 
 // recordCommit updates what the store knows once the branch has moved: the
-// walk cache (what the commit changed) and the version map.
+// walk cache (what the commit changed) and the version map, or the
+// overlay of the build it was made during.
 func (s *Store) recordCommit(pc *pendingCommit, subject string) {
 	before := map[string]plumbing.Hash{}
 	for p, h := range pc.before {
@@ -458,8 +496,12 @@ func (s *Store) recordCommit(pc *pendingCommit, subject string) {
 		info.Parents = []string{pc.head.String()}
 	}
 	s.remember(pc.hash, pc.head, info, pc.req.Changes, before, pc.blobs)
-	s.versions.head = pc.hash
 	s.rememberOwn(pc.hash, pc.head)
+	if pc.build != nil {
+		recordBuildingCommit(pc.build, pc)
+		return
+	}
+	s.versions.head = pc.hash
 	for _, c := range pc.req.Changes {
 		if c.Delete {
 			delete(s.versions.paths, c.Path)

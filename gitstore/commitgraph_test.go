@@ -14,8 +14,9 @@ import (
 const onDemandFirstParents = 6
 
 // openHeld opens dir with its version map's build held until the test
-// ends, so that reads ask git path by path, and returns the store with
-// its commit-graph write (if any) ended.
+// ends, so that reads ask git path by path, reads one path (the first
+// ask starts the commit-graph write), and returns the store with that
+// write (if any) ended.
 func openHeld(t *testing.T, dir string) *Store {
 	t.Helper()
 	gate := make(chan struct{})
@@ -27,6 +28,9 @@ func openHeld(t *testing.T, dir string) *Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	t.Cleanup(func() { close(gate) })
+	if _, _, err := s.Version("old.md"); err != nil {
+		t.Fatal(err)
+	}
 	s.mu.Lock()
 	g := s.graph
 	s.mu.Unlock()
@@ -79,36 +83,55 @@ func TestALongHistoryGetsACommitGraphWithChangedPaths(t *testing.T) {
 func TestNoCommitGraphForAShortHistoryOrWhenTurnedOff(t *testing.T) {
 	defer func(n int) { graphAfterCommits = n }(graphAfterCommits)
 	graphAfterCommits = onDemandFirstParents + 1
-	dir := onDemandHistory(t)
-	openHeld(t, dir)
-	if commitGraphFile(dir) != nil {
-		t.Errorf("a commit-graph was written for %d commits, below graphAfterCommits (%d)", onDemandFirstParents, graphAfterCommits)
-	}
-
-	graphAfterCommits = onDemandFirstParents
-	for _, key := range []string{"core.commitGraph", "gc.writeCommitGraph"} {
+	t.Run("short", func(t *testing.T) {
 		dir := onDemandHistory(t)
-		runGit(t, dir, "config", key, "false")
 		openHeld(t, dir)
 		if commitGraphFile(dir) != nil {
-			t.Errorf("a commit-graph was written with %s false", key)
+			t.Errorf("a commit-graph was written for %d commits, below graphAfterCommits (%d)", onDemandFirstParents, graphAfterCommits)
 		}
+	})
+	for _, key := range []string{"core.commitGraph", "gc.writeCommitGraph"} {
+		t.Run(key, func(t *testing.T) {
+			graphAfterCommits = onDemandFirstParents
+			dir := onDemandHistory(t)
+			runGit(t, dir, "config", key, "false")
+			openHeld(t, dir)
+			if commitGraphFile(dir) != nil {
+				t.Errorf("a commit-graph was written with %s false", key)
+			}
+		})
 	}
 }
 
-// Close stops a write under way and waits for git: no commit-graph.lock
-// is left to make the person's next git gc fail.
-func TestCloseLeavesNoCommitGraphLock(t *testing.T) {
+// Close leaves git to end its write: a signal could leave
+// commit-graph.lock behind (git sets up its handler only after it makes
+// the lock), and the person's next git gc would fail on it.
+func TestCloseLetsGitEndTheCommitGraphWrite(t *testing.T) {
 	defer func(n int) { graphAfterCommits = n }(graphAfterCommits)
 	graphAfterCommits = onDemandFirstParents
 	dir := onDemandHistory(t)
+	gate := make(chan struct{})
+	buildGate = func() { <-gate }
+	defer func() { buildGate = nil }()
 	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, _, err := s.Version("old.md"); err != nil {
+		t.Fatal(err)
+	}
+	g := s.graph
+	if g == nil {
+		t.Fatal("an ask during the build started no commit-graph write")
+	}
+	close(gate)
 	s.Close()
+	<-g.done
 	if _, err := os.Stat(filepath.Join(dir, ".git/objects/info/commit-graph.lock")); !os.IsNotExist(err) {
-		t.Fatalf("commit-graph.lock after Close: %v", err)
+		t.Fatalf("commit-graph.lock once git ended: %v", err)
+	}
+	if graph := commitGraphFile(dir); !bytes.Contains(graph[:min(len(graph), 256)], []byte("BDAT")) {
+		t.Fatalf("no commit-graph with changed paths once git ended (%d bytes)", len(graph))
 	}
 	runGit(t, dir, "commit-graph", "write", "--reachable")
 }

@@ -197,8 +197,17 @@ func (s *Store) CommittedAs(path string, data []byte) (string, bool, error) {
 	return s.versions.paths[path].String(), true, nil
 }
 
-// committedBlobLocked is the blob HEAD holds at path (zero: none).
+// committedBlobLocked is the blob HEAD holds at path (zero: none). While
+// the map is built and HEAD is the build's tip, HEAD's tree alone says
+// it (the map would only add that the path is a file, which the tree
+// says too): an edit's check of the file on disk does not wait for the
+// build.
 func (s *Store) committedBlobLocked(path string) (plumbing.Hash, error) {
+	if b := s.build; b != nil && !b.ended() {
+		if head, err := s.headHash(); err == nil && head == b.tip {
+			return s.headBlobLocked(head, path)
+		}
+	}
 	if err := s.refreshLocked(); err != nil {
 		return plumbing.ZeroHash, err
 	}

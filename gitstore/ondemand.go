@@ -17,8 +17,10 @@ import (
 // it asks git for that path alone: `git log -1` limited to the path, the
 // same first-parent walk stopped at the first commit that changed it
 // (1.2-1.9 s at 100,000 commits for a note never edited since the first
-// commit, far less for one edited lately). Writes still wait for the
-// whole map: a commit advances it.
+// commit, far less for one edited lately; 0.1 s once git has written the
+// commit-graph the first ask has git write, startGraphWrite). A write asks the same way
+// for the paths it changes, then commits on the build's tip
+// (buildwrites.go).
 
 // onDemandSlots bounds the `git log` processes run for reads at once, so
 // a burst of reads does not take every core from the build they bypass;
@@ -26,9 +28,12 @@ import (
 // first.
 const onDemandSlots = 2
 
-// buildingVersionLocked is path's version in HEAD, asked of git alone,
-// and the blob HEAD holds there (zero: path is not in HEAD, and has no
-// version), when a background build of the map is under way for HEAD.
+// buildingVersionLocked is path's version in HEAD, and the blob HEAD
+// holds there (zero: path is not in HEAD, and has no version), while a
+// background build of the map is under way and HEAD is the build's head
+// or a commit this store made on it since (the build's tip): from the
+// overlay those commits left (buildwrites.go), else asked of git alone at
+// the build's head, which the commits since left the path as it was.
 // known says whether it answered; else the caller waits for the map as
 // before (no build, no git command line, HEAD moved, git failed). It lets
 // go of s.mu while git runs, as awaitBuildLocked does while it waits.
@@ -37,36 +42,40 @@ func (s *Store) buildingVersionLocked(path string) (version, blob plumbing.Hash,
 	if b == nil || s.dir == "" || gitCommand == "" || strings.ContainsAny(path, "\n\x00") {
 		return plumbing.ZeroHash, plumbing.ZeroHash, false
 	}
-	select {
-	case <-b.done:
+	if b.ended() {
 		return plumbing.ZeroHash, plumbing.ZeroHash, false // the map is there to take
-	default:
 	}
 	head, err := s.headHash()
-	if err != nil || head != b.head {
+	if err != nil || head != b.tip {
 		return plumbing.ZeroHash, plumbing.ZeroHash, false
+	}
+	if v, changed := b.overlay[path]; changed {
+		if v.IsZero() {
+			return plumbing.ZeroHash, plumbing.ZeroHash, true // deleted since
+		}
+		blob, err := s.headBlobLocked(head, path)
+		return v, blob, err == nil
 	}
 	if a, ok := b.asked[path]; ok {
 		return a.version, a.blob, true
 	}
-	blob, err = s.headBlobLocked(head, path)
+	blob, err = s.headBlobLocked(b.head, path)
 	if err != nil {
 		return plumbing.ZeroHash, plumbing.ZeroHash, false
 	}
 	if blob.IsZero() {
 		return plumbing.ZeroHash, plumbing.ZeroHash, true
 	}
+	s.startGraphWrite()
 	s.mu.Unlock()
 	h, err := b.askGit(s.dir, path)
 	s.mu.Lock()
 	if err != nil || s.build != b {
 		return plumbing.ZeroHash, plumbing.ZeroHash, false // failed, or the map came meanwhile
 	}
-	if now, err := s.headHash(); err != nil || now != head {
-		return plumbing.ZeroHash, plumbing.ZeroHash, false
-	}
 	b.asked[path] = askedVersion{h, blob}
-	return h, blob, true
+	// A commit may have moved HEAD meanwhile: answer as of now.
+	return s.buildingVersionLocked(path)
 }
 
 // askedVersion is what a read asked git during a build, kept for the

@@ -245,7 +245,6 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	s.settleIndexLocked()
 	s.settleBuildLocked(true)
-	s.stopGraphWriteLocked()
 	err := s.persistLocked()
 	if cerr := closeRepository(s.repo); err == nil && cerr != nil {
 		err = fmt.Errorf("close %s: %w", s.dir, cerr)

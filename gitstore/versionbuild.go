@@ -20,6 +20,23 @@ type versionBuild struct {
 	// guarding it, and the slots of their git processes.
 	asked map[string]askedVersion
 	slots chan struct{}
+	// tip is the last commit this store made on head meanwhile (head
+	// before the first), and overlay the version each of those commits
+	// gave the paths it changed (zero: deleted), s.mu guarding both:
+	// writes go on during the build (buildwrites.go).
+	tip     plumbing.Hash
+	overlay map[string]plumbing.Hash
+}
+
+// ended says whether the build is over (its map or its error is there
+// to take).
+func (b *versionBuild) ended() bool {
+	select {
+	case <-b.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // buildCache bounds the object cache of the repository handle a
@@ -36,14 +53,16 @@ const buildCache = 16 * cache.MiByte
 // through a repository handle of the build's own, as go-git's object
 // storage is not safe for concurrent use and the store's goes on serving
 // reads that need no map (Head, CommitInfo, Walk, Recover). A read of one
-// path's version meanwhile asks git for that path alone (ondemand.go);
+// path's version meanwhile asks git for that path alone (ondemand.go),
+// helped over a long history by a commit-graph git writes at the first
+// ask (commitgraph.go);
 // everything else that needs the map (refreshLocked: a commit's compare
 // and swap, Paths, Dirty) waits for it, so no versionToken is ever read
 // or compared before it is known.
 func (s *Store) startBuild(head plumbing.Hash) {
-	b := &versionBuild{head: head, done: make(chan struct{}), asked: map[string]askedVersion{}, slots: make(chan struct{}, onDemandSlots)}
+	b := &versionBuild{head: head, tip: head, done: make(chan struct{}), asked: map[string]askedVersion{},
+		slots: make(chan struct{}, onDemandSlots), overlay: map[string]plumbing.Hash{}}
 	s.build = b
-	s.startGraphWrite()
 	go func() {
 		defer close(b.done)
 		if buildGate != nil {

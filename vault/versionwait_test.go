@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,5 +123,76 @@ func TestASearchAndAReadAnswerWhileTheVersionMapIsBuilt(t *testing.T) {
 	let()
 	if err := <-strays; err != nil {
 		t.Fatalf("the stray scan, once the map is built: %v", err)
+	}
+}
+
+// Writes answer too while the map is built: an edit checks its token
+// against the note's version, asked of git alone, refuses a stale one, and
+// a new note is created; once the map is built, every token is the one
+// the writes answered.
+func TestWritesAnswerWhileTheVersionMapIsBuilt(t *testing.T) {
+	v, dir := sampleVault(t)
+	w, err := v.CreateNote(owner, CreateArgs{Project: "acme/platform", Body: "# Heath survey\n\nThe sundew patch by the old quarry spreads.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	if err := os.Remove(filepath.Join(dir, CacheDir, "versions.json")); err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	var letOnce sync.Once
+	let := func() { letOnce.Do(func() { close(gate) }) }
+	restore := gitstore.HoldVersionBuilds(func() { <-gate }, nil)
+	defer restore()
+	defer let()
+	v2, err := Open(dir, Options{Exclusive: true, Quiet: testQuiet, AnswerDuringBuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+
+	type result struct {
+		edited, created *Written
+		stale           error
+		err             error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() { done <- r }()
+		appended := "\nThe patch reached the path.\n"
+		if r.edited, r.err = v2.EditNote(owner, EditArgs{Ref: w.Path, VersionToken: w.VersionToken, Operation: "append", Content: &appended}); r.err != nil {
+			return
+		}
+		_, r.stale = v2.EditNote(owner, EditArgs{Ref: w.Path, VersionToken: w.VersionToken, Operation: "append", Content: &appended})
+		r.created, r.err = v2.CreateNote(owner, CreateArgs{Project: "acme/platform", Body: "# Quarry pond\n\nNewts in the pond.\n"})
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute): // bounds a failure only
+		let()
+		t.Fatal("a write waited for the version map")
+	}
+	if r.err != nil {
+		t.Fatalf("writes while the version map is built: %v", r.err)
+	}
+	var ce *ConflictError
+	if !errors.As(r.stale, &ce) || ce.Current != r.edited.VersionToken {
+		t.Errorf("an edit with a stale token while the map is built: %v, want a conflict naming %s", r.stale, r.edited.VersionToken)
+	}
+	let()
+	for _, wr := range []*Written{r.edited, r.created} {
+		view, err := v2.GetNote(owner, wr.Path, true, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if view.VersionToken != wr.VersionToken {
+			t.Errorf("%s once the map is built: token %s, the write answered %s", wr.Path, view.VersionToken, wr.VersionToken)
+		}
+	}
+	if got := gitOut(t, dir, "log", "-1", "--format=%H", "--", r.edited.Path); got != r.edited.VersionToken {
+		t.Errorf("git log -1 says %s's version is %s, the edit answered %s", r.edited.Path, got, r.edited.VersionToken)
 	}
 }
