@@ -29,7 +29,8 @@
 // pending, polled every -poll; the p99 and the slowest of the searches
 // made until then (no call should wait behind the build), and of the
 // get_note calls made beside them (the first of the oldest note, then
-// others spread over the vault), with the first; VmRSS and VmHWM then; then -writes writes
+// others spread over the vault), with the first, and the edit_note calls
+// made on every tenth note read (its p50 and the slowest); VmRSS and VmHWM then; then -writes writes
 // through MCP, create_note and edit_note (append, its versionToken from
 // an untimed get_note) in turn, their p50 and p99, and VmRSS and VmHWM
 // after them; then VmRSS again once the server has sat idle for -quiet.

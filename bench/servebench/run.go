@@ -42,6 +42,9 @@ type row struct {
 	// in history), and firstRead the first of them.
 	readsDuringBuild []time.Duration
 	firstRead        time.Duration
+	// editsDuringBuild are the edit_note calls made beside every tenth
+	// of those reads, on the note it read (its versionToken from it).
+	editsDuringBuild []time.Duration
 }
 
 // run builds cairn into tmp, then measures both scenarios for each size
@@ -247,7 +250,8 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 		if time.Since(p.Started) > c.within {
 			return r, fmt.Errorf("index not complete %s after start: %s", c.within, s.describe())
 		}
-		d, err := readOne(p, corpus.NotePath((k*7919)%n))
+		ref := corpus.NotePath((k * 7919) % n)
+		d, token, err := readOne(p, ref)
 		if err != nil {
 			return r, err
 		}
@@ -255,6 +259,14 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 			r.firstRead = d
 		}
 		r.readsDuringBuild = append(r.readsDuringBuild, d)
+		if k%10 == 5 {
+			args := map[string]any{"ref": ref, "versionToken": token, "operation": "append", "content": fmt.Sprintf("Edited during the build (%s, %d).", scenario, k)}
+			t0 := time.Now()
+			if err := p.Call("edit_note", args, nil); err != nil {
+				return r, fmt.Errorf("edit_note %s during the build: %w", ref, err)
+			}
+			r.editsDuringBuild = append(r.editsDuringBuild, time.Since(t0))
+		}
 		time.Sleep(c.poll)
 		s = searchOut{} // a field the reply omits (omitempty) is zero, not the last one's
 		t0 := time.Now()
@@ -280,19 +292,19 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 	return r, err
 }
 
-// readOne times a get_note of ref.
-func readOne(p *mcpproc.Proc, ref string) (time.Duration, error) {
+// readOne times a get_note of ref, and returns its versionToken.
+func readOne(p *mcpproc.Proc, ref string) (time.Duration, string, error) {
 	var got struct {
 		VersionToken string `json:"versionToken"`
 	}
 	t0 := time.Now()
 	if err := p.Call("get_note", map[string]any{"ref": ref}, &got); err != nil {
-		return 0, fmt.Errorf("get_note %s during the build: %w", ref, err)
+		return 0, "", fmt.Errorf("get_note %s during the build: %w", ref, err)
 	}
 	if got.VersionToken == "" {
-		return 0, fmt.Errorf("get_note %s during the build: no versionToken", ref)
+		return 0, "", fmt.Errorf("get_note %s during the build: no versionToken", ref)
 	}
-	return time.Since(t0), nil
+	return time.Since(t0), got.VersionToken, nil
 }
 
 // answer is when a search first answered (from the process's start), and
