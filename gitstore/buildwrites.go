@@ -13,16 +13,26 @@ import "github.com/go-git/go-git/v5/plumbing"
 // build's head, which a read asks git for alone (ondemand.go). The asks
 // are made before the write lock is taken, letting go of s.mu while git
 // runs as a read does; under the lock, with s.mu held to the end, the
-// commit reads only what they left. When the build is over, or HEAD is not
-// the tip (a commit by hand, a sync, a crashed commit recovered under the
-// lock), the commit waits for the map as before. The map, once taken, is
+// commit reads only what they left. When the build is over the commit
+// takes the map; when HEAD is not the tip (a commit by hand, a sync, a
+// crashed commit recovered under the lock) it waits for the map, as
+// every commit did before. The map, once taken, is
 // brought to HEAD by refreshLocked's walk of the commits in between, as
 // after any commit made elsewhere.
+
+// maxChangesDuringBuild bounds the paths of a commit made during the
+// build: each may cost an ask of a second or two at 100,000 commits, so a
+// commit of more (a folder moved, links rewritten across the vault) waits
+// for the map, as every commit did before.
+const maxChangesDuringBuild = 16
 
 // askChangesLocked asks the version of each path changes touch while a
 // build runs, so that buildingVersionsLocked finds them all. It says
 // whether the commit may go on without the map.
 func (s *Store) askChangesLocked(changes []Change) bool {
+	if s.build == nil || len(changes) > maxChangesDuringBuild {
+		return false
+	}
 	for _, c := range changes {
 		if _, _, known := s.buildingVersionLocked(c.Path); !known {
 			return false

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -124,5 +125,32 @@ func TestWritesGoOnWhileTheMapIsBuilt(t *testing.T) {
 	}
 	if st := runGit(t, dir, "status", "--porcelain"); st != "" {
 		t.Errorf("git status after the writes:\n%s", st)
+	}
+}
+
+// A commit of more paths than maxChangesDuringBuild waits for the map
+// rather than ask git for each.
+func TestABigCommitWaitsForTheMap(t *testing.T) {
+	dir := onDemandHistory(t)
+	gate := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	var waits atomic.Int32
+	buildGate = func() { <-gate }
+	buildWaiting = func() { waits.Add(1); release() }
+	defer func() { buildGate, buildWaiting = nil, nil }()
+	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer release()
+	var changes []Change
+	for i := 0; i <= maxChangesDuringBuild; i++ {
+		changes = append(changes, Change{Path: fmt.Sprintf("big/%02d.md", i), Content: []byte("x"), CheckVersion: true})
+	}
+	commit(t, s, "big", changes...)
+	if waits.Load() != 1 {
+		t.Errorf("a commit of %d paths during the build waited %d times for the map, want once", len(changes), waits.Load())
 	}
 }

@@ -23,8 +23,9 @@ func printTable(w io.Writer, rows []row) {
 	}
 	fmt.Fprintln(w)
 	for _, r := range rows {
-		fmt.Fprintf(w, "- %d notes, %d commits, %s: first search reply %s; VmRSS indexed: %s anonymous + %s of files, after writes: %s + %s\n",
-			r.notes, r.commits, r.scenario, r.firstReply, mib(r.indexed.Anon), mib(r.indexed.File), mib(r.written.Anon), mib(r.written.File))
+		fmt.Fprintf(w, "- %d notes, %d commits, %s: first search reply %s; get_note during the build: %d of %d over 1 s, the last %s after the start; VmRSS indexed: %s anonymous + %s of files, after writes: %s + %s\n",
+			r.notes, r.commits, r.scenario, r.firstReply, r.slowReads, len(r.readsDuringBuild), secs(r.lastSlowRead),
+			mib(r.indexed.Anon), mib(r.indexed.File), mib(r.written.Anon), mib(r.written.File))
 	}
 }
 

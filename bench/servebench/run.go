@@ -45,6 +45,10 @@ type row struct {
 	// editsDuringBuild are the edit_note calls made beside every tenth
 	// of those reads, on the note it read (its versionToken from it).
 	editsDuringBuild []time.Duration
+	// slowReads counts the reads during the build over a second, and
+	// lastSlowRead is when the last of them answered (from the start).
+	slowReads    int
+	lastSlowRead time.Duration
 }
 
 // run builds cairn into tmp, then measures both scenarios for each size
@@ -259,6 +263,9 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 			r.firstRead = d
 		}
 		r.readsDuringBuild = append(r.readsDuringBuild, d)
+		if d > time.Second {
+			r.slowReads, r.lastSlowRead = r.slowReads+1, time.Since(p.Started)
+		}
 		if k%10 == 5 {
 			args := map[string]any{"ref": ref, "versionToken": token, "operation": "append", "content": fmt.Sprintf("Edited during the build (%s, %d).", scenario, k)}
 			t0 := time.Now()
