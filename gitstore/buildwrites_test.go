@@ -10,6 +10,26 @@ import (
 	"testing"
 )
 
+// openCountingWaits opens dir with its version map's build held until a
+// call waits for it: each wait is counted, and lets the build go.
+func openCountingWaits(t *testing.T, dir string) (*Store, *atomic.Int32) {
+	t.Helper()
+	gate := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	waits := new(atomic.Int32)
+	buildGate = func() { <-gate }
+	buildWaiting = func() { waits.Add(1); release() }
+	t.Cleanup(func() { buildGate, buildWaiting = nil, nil })
+	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	t.Cleanup(release)
+	return s, waits
+}
+
 // While the version map is still being built in the background, writes
 // go on (issue 34: no call waits behind the build): each checks its
 // versionToken against what it knows, refuses a stale one naming the
@@ -18,19 +38,7 @@ import (
 // and that write is checked against the hand commit.
 func TestWritesGoOnWhileTheMapIsBuilt(t *testing.T) {
 	dir := onDemandHistory(t)
-	gate := make(chan struct{})
-	var once sync.Once
-	release := func() { once.Do(func() { close(gate) }) }
-	var waits atomic.Int32
-	buildGate = func() { <-gate }
-	buildWaiting = func() { waits.Add(1); release() } // a wait is counted, and let through
-	defer func() { buildGate, buildWaiting = nil, nil }()
-	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	defer release()
+	s, waits := openCountingWaits(t, dir)
 	start := mustHead(t, s).String()
 	version := func(p string) (string, bool) {
 		t.Helper()
@@ -105,7 +113,7 @@ func TestWritesGoOnWhileTheMapIsBuilt(t *testing.T) {
 
 	// The map, built and brought to HEAD, is the one built from nothing.
 	s.mu.Lock()
-	err = s.refreshLocked()
+	err := s.refreshLocked()
 	got, head := s.versions.paths, s.versions.head
 	s.mu.Unlock()
 	if err != nil {
@@ -131,20 +139,7 @@ func TestWritesGoOnWhileTheMapIsBuilt(t *testing.T) {
 // A commit of more paths than maxChangesDuringBuild waits for the map
 // rather than ask git for each.
 func TestABigCommitWaitsForTheMap(t *testing.T) {
-	dir := onDemandHistory(t)
-	gate := make(chan struct{})
-	var once sync.Once
-	release := func() { once.Do(func() { close(gate) }) }
-	var waits atomic.Int32
-	buildGate = func() { <-gate }
-	buildWaiting = func() { waits.Add(1); release() }
-	defer func() { buildGate, buildWaiting = nil, nil }()
-	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	defer release()
+	s, waits := openCountingWaits(t, onDemandHistory(t))
 	var changes []Change
 	for i := 0; i <= maxChangesDuringBuild; i++ {
 		changes = append(changes, Change{Path: fmt.Sprintf("big/%02d.md", i), Content: []byte("x"), CheckVersion: true})
