@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,14 +137,18 @@ func TestWritesAnswerWhileTheVersionMapIsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.Close()
-	if err := os.Remove(filepath.Join(dir, CacheDir, "versions.json")); err != nil {
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh clone: no version map saved.
+	if err := os.RemoveAll(filepath.Join(dir, CacheDir, "versions.json")); err != nil {
 		t.Fatal(err)
 	}
 	gate := make(chan struct{})
 	var letOnce sync.Once
 	let := func() { letOnce.Do(func() { close(gate) }) }
-	restore := gitstore.HoldVersionBuilds(func() { <-gate }, nil)
+	var builds atomic.Int32
+	restore := gitstore.HoldVersionBuilds(func() { builds.Add(1); <-gate }, nil)
 	defer restore()
 	defer let()
 	v2, err := Open(dir, Options{Exclusive: true, Quiet: testQuiet, AnswerDuringBuild: true})
@@ -177,6 +182,9 @@ func TestWritesAnswerWhileTheVersionMapIsBuilt(t *testing.T) {
 	}
 	if r.err != nil {
 		t.Fatalf("writes while the version map is built: %v", r.err)
+	}
+	if builds.Load() == 0 {
+		t.Fatal("the open built no version map: the writes did not run beside a build")
 	}
 	var ce *ConflictError
 	if !errors.As(r.stale, &ce) || ce.Current != r.edited.VersionToken {
