@@ -56,23 +56,38 @@ func (s *Store) buildingVersionsLocked(changes []Change) (head plumbing.Hash, ve
 	}
 	versions = make(map[string]plumbing.Hash, len(changes))
 	for _, c := range changes {
-		if v, changed := b.overlay[c.Path]; changed {
-			if !v.IsZero() {
-				versions[c.Path] = v
-			}
-			continue
+		v, blob, ask, ok := s.tipVersionLocked(b, c.Path)
+		if !ok || ask {
+			return plumbing.ZeroHash, nil, nil, false // a tree unread, or a path not asked
 		}
-		a, asked := b.asked[c.Path]
-		if !asked {
-			blob, err := s.headBlobLocked(b.head, c.Path)
-			if err != nil || !blob.IsZero() {
-				return plumbing.ZeroHash, nil, nil, false // in the build's head, not asked
-			}
-			continue // in neither the build's head nor a commit since
+		if !blob.IsZero() {
+			versions[c.Path] = v
 		}
-		versions[c.Path] = a.version
 	}
 	return b.tip, versions, b, true
+}
+
+// tipVersionLocked is path's version at the build's tip and the blob the
+// tip holds there (zero: none), from what is known without git: the
+// overlay, the asks kept, or the path's absence from the build's head.
+// ask says git must be asked first (the path is in the build's head and
+// was not asked yet); ok is false when a tree could not be read.
+func (s *Store) tipVersionLocked(b *versionBuild, path string) (version, blob plumbing.Hash, ask, ok bool) {
+	if v, changed := b.overlay[path]; changed {
+		if v.IsZero() {
+			return plumbing.ZeroHash, plumbing.ZeroHash, false, true // deleted since
+		}
+		blob, err := s.headBlobLocked(b.tip, path)
+		return v, blob, false, err == nil
+	}
+	if a, asked := b.asked[path]; asked {
+		return a.version, a.blob, false, true
+	}
+	blob, err := s.headBlobLocked(b.head, path)
+	if err != nil {
+		return plumbing.ZeroHash, plumbing.ZeroHash, false, false
+	}
+	return plumbing.ZeroHash, blob, !blob.IsZero(), true
 }
 
 // recordBuildingCommit records a commit made during the build b: its

@@ -49,22 +49,12 @@ func (s *Store) buildingVersionLocked(path string) (version, blob plumbing.Hash,
 	if err != nil || head != b.tip {
 		return plumbing.ZeroHash, plumbing.ZeroHash, false
 	}
-	if v, changed := b.overlay[path]; changed {
-		if v.IsZero() {
-			return plumbing.ZeroHash, plumbing.ZeroHash, true // deleted since
-		}
-		blob, err := s.headBlobLocked(head, path)
-		return v, blob, err == nil
-	}
-	if a, ok := b.asked[path]; ok {
-		return a.version, a.blob, true
-	}
-	blob, err = s.headBlobLocked(b.head, path)
-	if err != nil {
+	version, blob, ask, ok := s.tipVersionLocked(b, path)
+	if !ok {
 		return plumbing.ZeroHash, plumbing.ZeroHash, false
 	}
-	if blob.IsZero() {
-		return plumbing.ZeroHash, plumbing.ZeroHash, true
+	if !ask {
+		return version, blob, true
 	}
 	s.startGraphWrite()
 	s.mu.Unlock()

@@ -31,10 +31,7 @@ var errNoGitLog = errors.New("git log unavailable")
 // head's files as `git ls-tree -r` lists them (submodules left out), then
 // gitLogVersions.
 func gitVersions(dir string, head plumbing.Hash, stop *atomic.Bool) (*versionMap, error) {
-	cmd := exec.Command(gitCommand, "ls-tree", "-r", "-z", "--full-tree", head.String())
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	out, err := cmd.Output()
+	out, err := gitOutput(dir, "ls-tree", "-r", "-z", "--full-tree", head.String())
 	if err != nil {
 		return nil, fmt.Errorf("%w: ls-tree: %v", errNoGitLog, err)
 	}
