@@ -10,7 +10,7 @@ import (
 // everything).
 type view struct {
 	note    func(id string) *Note
-	names   func(key string) iter.Seq[string]          // ids
+	names   func(key nameKey) iter.Seq[string]         // ids
 	files   func(key string) iter.Seq2[string, string] // path → id
 	visible Visible
 	// notesOnly leaves out files that are not notes (a ref names a note).
@@ -20,7 +20,7 @@ type view struct {
 func (g *Graph) view(visible Visible) view {
 	return view{
 		note:    func(id string) *Note { return g.notes[id] },
-		names:   func(k string) iter.Seq[string] { return g.names[k].keys() },
+		names:   func(k nameKey) iter.Seq[string] { return g.names[k].keys() },
 		files:   func(k string) iter.Seq2[string, string] { return g.files[k].all() },
 		visible: visible,
 	}
@@ -73,13 +73,9 @@ func (w view) resolve(src, target string) Resolution {
 	if n := w.note(target); n != nil && (w.visible == nil || w.visible(target, n.Path)) {
 		return Resolution{Status: Resolved, ID: target, Path: n.Path, How: ByID, Obsidian: ObsidianUnresolved}
 	}
-	for _, level := range []struct{ key, how string }{
-		{"t:" + target, ByTitle},
-		{"a:" + target, ByAlias},
-		{"f:" + Fold(target), ByFold},
-	} {
+	for _, level := range []nameKey{{ByTitle, target}, {ByAlias, target}, {ByFold, Fold(target)}} {
 		var ids []string
-		for id := range w.names(level.key) {
+		for id := range w.names(level) {
 			if n := w.note(id); n != nil && (w.visible == nil || w.visible(id, n.Path)) {
 				ids = append(ids, id)
 			}

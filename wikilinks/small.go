@@ -103,7 +103,7 @@ func (s small[V]) keys() iter.Seq[string] {
 }
 
 // put sets k's entry in the small map of m at key.
-func put[V any](m map[string]small[V], key, k string, v V) {
+func put[K comparable, V any](m map[K]small[V], key K, k string, v V) {
 	s := m[key]
 	s.set(k, v)
 	m[key] = s
@@ -111,7 +111,7 @@ func put[V any](m map[string]small[V], key, k string, v V) {
 
 // drop removes k's entry from the small map of m at key, and the small
 // map once empty.
-func drop[V any](m map[string]small[V], key, k string) {
+func drop[K comparable, V any](m map[K]small[V], key K, k string) {
 	s, ok := m[key]
 	if !ok {
 		return

@@ -105,7 +105,7 @@ func (g *Graph) WhatIfMoved(set []Note, removed []string, files map[string]strin
 // reads the graph under the caller's lock.
 type plan struct {
 	g        *Graph
-	names    map[string]map[string]bool
+	names    map[nameKey]map[string]bool
 	files    map[string]map[string]string
 	notes    map[string]*Note
 	keys     map[string]bool
@@ -114,9 +114,9 @@ type plan struct {
 }
 
 func (g *Graph) plan(set []Note, removed []string, files map[string]string) *plan {
-	p := &plan{g: g, names: map[string]map[string]bool{}, files: map[string]map[string]string{},
+	p := &plan{g: g, names: map[nameKey]map[string]bool{}, files: map[string]map[string]string{},
 		notes: map[string]*Note{}, keys: map[string]bool{}, changing: map[string]bool{}, moved: files}
-	touch := func(k string) map[string]bool {
+	touch := func(k nameKey) map[string]bool {
 		if ids, ok := p.names[k]; ok {
 			return ids
 		}
@@ -188,7 +188,7 @@ func (p *plan) after(visible Visible) view {
 			}
 			return p.g.notes[id]
 		},
-		names: func(k string) iter.Seq[string] {
+		names: func(k nameKey) iter.Seq[string] {
 			if ids, ok := p.names[k]; ok {
 				return maps.Keys(ids)
 			}
