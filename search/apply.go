@@ -140,6 +140,7 @@ func (ix *Index) record(seq, tok uint64, docs []*Doc, deletes []string) {
 				m.Who = append(m.Who, w)
 			}
 		}
+		m.share()
 		ix.countWho(ix.meta[d.Path], -1)
 		ix.countWho(m, 1)
 		ix.meta[d.Path] = m

@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/internal/intern"
 	"maps"
 	"os"
 	"path/filepath"
@@ -102,6 +103,17 @@ type docMeta struct {
 	// are named (fuse).
 	Sum   uint64 `json:"h,omitempty"`
 	scope int    // Scope's number in Index.scopeIDs, for a fast filter
+}
+
+// share makes the values that many documents repeat (scope, project,
+// type, tags, people) one string each across the manifest
+// (internal/intern).
+func (m *docMeta) share() {
+	m.Scope = intern.String(m.Scope)
+	m.Project = intern.String(m.Project)
+	m.Type = intern.String(m.Type)
+	m.Tags = intern.Strings(m.Tags)
+	m.Who = intern.Strings(m.Who)
 }
 
 // manifestFormat changes with the mapping, the analysis or docMeta: an

@@ -84,6 +84,11 @@ func readManifest(file string) (*manifest, error) {
 	if m.Docs == nil {
 		m.Docs = map[string]*docMeta{}
 	}
+	for _, dm := range m.Docs {
+		if dm != nil {
+			dm.share()
+		}
+	}
 	return &m, nil
 }
 

@@ -2,10 +2,10 @@ package vault
 
 import (
 	"encoding/json"
+	"github.com/cairn-dev/cairn/internal/intern"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,8 +42,8 @@ type catalog struct {
 	// the others are known by an id derived from their path (saved in
 	// their file at their next write, sync or doctor --fix: ids.go), so no
 	// note ever hides another. Nearly always one path: a slice, not a set
-	// (a map per note took 30 MiB at 100,000 notes).
-	idPaths map[string][]string
+	// (a map per note took 30 MiB at 100,000 notes; idpaths.go).
+	idPaths idPaths
 	// files are the vault's files that are not notes (outside dot-folders,
 	// not ignored by git), which links may name: the shared graph knows
 	// them as files.
@@ -77,6 +77,18 @@ type catEntry struct {
 	gen      uint64           // catalog.gen when put
 }
 
+// share makes the entry's values that many notes repeat (a type, a
+// category, tags; the id its file carries, equal to its own) one string
+// each across the catalog (internal/intern).
+func (e *catEntry) share() {
+	if e.FileID == e.ID {
+		e.FileID = e.ID
+	}
+	e.Type = intern.String(e.Type)
+	e.Category = intern.String(e.Category)
+	e.Tags = intern.Strings(e.Tags)
+}
+
 type catalogFile struct {
 	Format  int                  `json:"format"`
 	Entries map[string]*catEntry `json:"entries"`
@@ -87,7 +99,7 @@ type catalogFile struct {
 const catalogFormat = 5
 
 func loadCatalog(file string) *catalog {
-	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), banks: wikilinks.New(), idPaths: map[string][]string{}, changed: map[string]bool{}, files: map[string]bool{}, dirs: map[string]*dirTally{}}
+	c := &catalog{file: file, entries: map[string]*catEntry{}, graph: wikilinks.New(), banks: wikilinks.New(), idPaths: newIDPaths(), changed: map[string]bool{}, files: map[string]bool{}, dirs: map[string]*dirTally{}}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c
@@ -97,9 +109,10 @@ func loadCatalog(file string) *catalog {
 		return c
 	}
 	for p, e := range cf.Entries {
+		e.share()
 		c.entries[p] = e
 		c.tally(p, e, 1)
-		addPath(c.idPaths, e.FileID, p)
+		c.idPaths.add(e.FileID, p)
 		c.graphFor(p).Set(graphNote(p, e))
 		if g := c.graphFor(p); g != c.graph {
 			c.graph.SetFile(p) // a fact: a file the shared graph's links may name
@@ -241,6 +254,7 @@ func (c *catalog) put(p string, s note.Summary, st fileStamp) {
 		old = nil
 	}
 	e := &catEntry{ID: s.ID, FileID: s.ID, Title: s.Title, Aliases: s.Aliases, Type: s.Type, Tags: s.Tags, Category: s.Category, Pinned: s.Pinned, Links: s.Links, Size: st.Size, Mtime: st.Mtime}
+	e.share()
 	c.gen++
 	e.gen = c.gen
 	if old != nil {
@@ -257,16 +271,10 @@ func (c *catalog) put(p string, s note.Summary, st fileStamp) {
 		c.graphFor(p).Set(graphNote(p, e))
 		return
 	}
-	addPath(c.idPaths, e.FileID, p)
+	c.idPaths.add(e.FileID, p)
 	c.reassign(e.FileID, p)
 	if c.graphFor(p) != c.graph {
 		c.graph.SetFile(p)
-	}
-}
-
-func addPath(m map[string][]string, id, p string) {
-	if !slices.Contains(m[id], p) {
-		m[id] = append(m[id], p)
 	}
 }
 
@@ -274,7 +282,7 @@ func addPath(m map[string][]string, id, p string) {
 // the first path in idOrder keeps it, the others get their derived id.
 // The graph follows. always is a path to (re)index even when its id stays.
 func (c *catalog) reassign(fileID, always string) {
-	paths := idOrder(c.idPaths[fileID])
+	paths := idOrder(c.idPaths.of(fileID))
 	for i, p := range paths {
 		e := c.entries[p]
 		want := fileID
@@ -326,14 +334,8 @@ func (c *catalog) remove(p string) {
 		c.graph.RemoveFile(p)
 	}
 	c.changed[p] = true
-	if ps := c.idPaths[e.FileID]; ps != nil {
-		ps = slices.DeleteFunc(ps, func(q string) bool { return q == p })
-		if len(ps) == 0 {
-			delete(c.idPaths, e.FileID)
-		} else {
-			c.idPaths[e.FileID] = ps
-			c.reassign(e.FileID, "")
-		}
+	if c.idPaths.has(e.FileID) && c.idPaths.remove(e.FileID, p) > 0 {
+		c.reassign(e.FileID, "")
 	}
 	c.dirty = true
 }

@@ -198,10 +198,7 @@ func (c *catalog) duplicateIDs() []IDCopy {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []IDCopy
-	for id, set := range c.idPaths {
-		if len(set) < 2 {
-			continue
-		}
+	for id, set := range c.idPaths.many {
 		paths := idOrder(set)
 		for _, p := range paths[1:] {
 			out = append(out, IDCopy{ID: id, Kept: paths[0], Path: p, NewID: copyID(id, p)})

@@ -61,7 +61,10 @@ func TestAFreshOpenCatalogsNotesAsARescanDoes(t *testing.T) {
 			entries[p] = k
 		}
 		ids := map[string][]string{} // in the order notes came: idOrder ranks them
-		for id, ps := range c.idPaths {
+		for id, p := range c.idPaths.one {
+			ids[id] = []string{p}
+		}
+		for id, ps := range c.idPaths.many {
 			ids[id] = slices.Sorted(slices.Values(ps))
 		}
 		return entries, ids, c.files, c.dirs

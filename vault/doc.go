@@ -12,9 +12,10 @@
 //
 // The kernel:
 //   - vault.go: Open and Close, the Vault type and its lock order.
-//   - catalog.go, catalogdirs.go, catalogapi.go: what the vault knows of
-//     every note without opening it (id, title, aliases, links, the link
-//     graph), and per-folder tallies. The catalog owns its lock: the rest
+//   - catalog.go, catalogdirs.go, catalogapi.go, idpaths.go: what the
+//     vault knows of every note without opening it (id, title, aliases,
+//     links, the link graph, the paths carrying each id), and per-folder
+//     tallies. The catalog owns its lock: the rest
 //     of the package asks it through catalogapi.go's methods, each of
 //     which locks and calls out to nothing but the graphs
 //     (catalog_shape_test.go keeps it so).
