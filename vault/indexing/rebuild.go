@@ -220,13 +220,14 @@ func (k *Keeper) buildInto(nix *search.Index, serving bool, progress func(string
 	if err := next(0); err != nil {
 		return err
 	}
+	st := k.stepsOf(short)
+	defer st.stop()
 	for i := 0; i < len(short); i += Step {
-		batch := short[i:min(i+Step, len(short))]
 		FollowBuild(i, len(short))
-		if err := nix.Apply(k.docs(batch), nil); err != nil {
+		if err := nix.Apply(st.step(i), nil); err != nil {
 			return err
 		}
-		if err := next(len(batch)); err != nil {
+		if err := next(min(Step, len(short)-i)); err != nil {
 			return err
 		}
 	}

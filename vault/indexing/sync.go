@@ -170,6 +170,8 @@ func (k *Keeper) apply(ix *search.Index, todo, gone []string) error {
 	if b != nil && b.ix == ix {
 		b.start(todo)
 	}
+	st := k.stepsOf(todo)
+	defer st.stop()
 	for i := 0; i < len(todo); i += Step {
 		if k.stopping.Load() {
 			return nil // the next start's sync does the rest
@@ -181,7 +183,7 @@ func (k *Keeper) apply(ix *search.Index, todo, gone []string) error {
 			}
 		}
 		FollowBuild(i, len(todo))
-		docs := k.docs(todo[i:min(i+Step, len(todo))])
+		docs := st.step(i)
 		for _, d := range docs {
 			for _, q := range d.Sequence {
 				neighbours[q] = true
