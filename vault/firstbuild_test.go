@@ -153,3 +153,73 @@ func TestSearchBeforeTheFirstBuildListsItsNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The searches during a first build keep the text of the notes not indexed
+// yet (indexing/scantexts.go), but a note written since a search read it
+// is read again: the next search finds its new words; and a note deleted
+// since is found no more.
+func TestSearchDuringTheBuildReadsANoteWrittenSinceAgain(t *testing.T) {
+	v, dir := sampleVault(t)
+	v.Close()
+	if err := os.RemoveAll(v.index.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	v2, _ := HoldFirstBuild(t, dir)
+	b := v2.index.Building()
+	if b == nil || len(b.Todo) == 0 {
+		t.Fatal("no first build held")
+	}
+	p := b.Todo[len(b.Todo)-1] // held before its first step: not indexed
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	finds := func(query string) bool {
+		t.Helper()
+		r, err := v2.Search(ctx, owner, SearchArgs{Query: query, Mode: "lexical", Limit: 50})
+		if err != nil {
+			t.Fatalf("search %q during the build: %v", query, err)
+		}
+		if !strings.Contains(r.Notice, "were read instead") {
+			t.Fatalf("search %q: notice %q, want the notes read from disk", query, r.Notice)
+		}
+		return slices.ContainsFunc(r.Results, func(h SearchHit) bool { return h.Path == p })
+	}
+	// A note read by a search, then deleted.
+	gone := b.Todo[len(b.Todo)-2]
+	doomed, err := v2.GetNote(owner, gone, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := func(query string) bool {
+		t.Helper()
+		r, err := v2.Search(ctx, owner, SearchArgs{Query: query, Mode: "lexical", Limit: 50})
+		if err != nil {
+			t.Fatalf("search %q during the build: %v", query, err)
+		}
+		return slices.ContainsFunc(r.Results, func(h SearchHit) bool { return h.Path == gone })
+	}
+	if !found(doomed.Title) {
+		t.Fatalf("a search for its title %q does not find %s", doomed.Title, gone)
+	}
+	if _, err := v2.DeleteNote(owner, gone, doomed.VersionToken); err != nil {
+		t.Fatal(err)
+	}
+	if found(doomed.Title) {
+		t.Errorf("a search after %s was deleted still finds it", gone)
+	}
+
+	const word = "quokkaberry"
+	if finds(word) {
+		t.Fatalf("%s holds %q before it is written", p, word)
+	}
+	n, err := v2.GetNote(owner, p, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more := "\nA " + word + " grows here.\n"
+	if _, err := v2.EditNote(owner, EditArgs{Ref: p, VersionToken: n.VersionToken, Operation: "append", Content: &more}); err != nil {
+		t.Fatal(err)
+	}
+	if !finds(word) {
+		t.Errorf("a search after %s was written does not find its new word %q", p, word)
+	}
+}

@@ -24,6 +24,9 @@ type firstBuild struct {
 	// early is every note, for the searches made before todo is known
 	// (listing), made once.
 	early *firstBuild
+	// texts are the unindexed notes' texts the searches read (shared
+	// with early).
+	texts *scanTexts
 }
 
 // indexed is how many notes the build set out to index.
@@ -146,7 +149,7 @@ func (k *Keeper) listing(b *firstBuild) *firstBuild {
 	short, long := k.notes.AllBySize()
 	todo := append(short, long...)
 	slices.Sort(todo)
-	early = &firstBuild{ix: b.ix, todo: todo}
+	early = &firstBuild{ix: b.ix, todo: todo, texts: b.texts}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.todo != nil {

@@ -87,7 +87,7 @@ func (k *Keeper) openIndex(done, begun chan struct{}) {
 		err = k.awaitCatalog()
 	}
 	if err == nil {
-		b := &firstBuild{ix: ix, started: announce}
+		b := &firstBuild{ix: ix, started: announce, texts: newScanTexts()}
 		k.build.Store(b)
 		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
 			restore = LeanGC()

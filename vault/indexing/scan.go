@@ -19,11 +19,13 @@ import (
 
 // unindexed are the notes the filter f admits (its scopes and folder:
 // the caller's) that the index does not hold yet, nil when there are
-// none. b is the first build running, if one is.
-func (k *Keeper) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
+// none; with them, sorted, the notes among them changed since the build
+// began or held by the lane (their file is read every time). b is the
+// first build running, if one is.
+func (k *Keeper) unindexed(b *firstBuild, f search.Filter) (*search.Unindexed, []string) {
 	extra := k.lanePaths()
 	if b == nil && len(extra) == 0 {
-		return nil
+		return nil, nil
 	}
 	var rest []string
 	if b != nil {
@@ -62,9 +64,9 @@ func (k *Keeper) unindexed(b *firstBuild, f search.Filter) *search.Unindexed {
 		}
 	}
 	if len(paths) == 0 {
-		return nil
+		return nil, nil
 	}
-	return &search.Unindexed{Paths: paths, Doc: k.notes.ScanDoc}
+	return &search.Unindexed{Paths: paths, Doc: k.notes.ScanDoc}, extra
 }
 
 // lanePaths are the notes the lane holds (queued or being indexed).
@@ -82,9 +84,11 @@ func (k *Keeper) lanePaths() []string {
 }
 
 // scanUnindexed reads the notes q may find that ix does not hold yet
-// (see unindexed), for q.Scanned; nil when there are none.
+// (see unindexed), for q.Scanned; nil when there are none. The texts of
+// the notes that did not change since b began are kept for the next
+// search (scantexts.go).
 func (k *Keeper) scanUnindexed(ctx context.Context, ix *search.Index, b *firstBuild, q search.Query) (*search.Scanned, error) {
-	u := k.unindexed(b, q.Filter)
+	u, fresh := k.unindexed(b, q.Filter)
 	if u == nil {
 		return nil, nil
 	}
@@ -95,9 +99,21 @@ func (k *Keeper) scanUnindexed(ctx context.Context, ix *search.Index, b *firstBu
 		return nil, fmt.Errorf("scan the notes not indexed yet: %w", err)
 	}
 	defer notefile.CloseDir(root)
-	u.Read = func(p string, buf []byte) ([]byte, error) {
+	read := func(p string, buf []byte) ([]byte, error) {
 		data, _, err := notefile.ReadAt(root, p, buf, k.cfg.MaxReadBytes)
 		return data, err
+	}
+	u.Read = read
+	if b != nil && b.texts != nil {
+		for _, p := range fresh {
+			b.texts.forget(p)
+		}
+		u.Read = func(p string, buf []byte) ([]byte, error) {
+			if _, changed := slices.BinarySearch(fresh, p); changed {
+				return read(p, buf)
+			}
+			return b.texts.read(p, buf, read)
+		}
 	}
 	return ix.Scan(ctx, q, u)
 }

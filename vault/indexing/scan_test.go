@@ -43,12 +43,15 @@ func TestUnindexedGivesTheBuildsRestFromItsEnd(t *testing.T) {
 	k := New(listNotes{paths: todo, changed: []string{"a/3.md", "c/new.md"}}, Config{})
 	b := &firstBuild{todo: todo}
 	b.done.Store(1)
-	u := k.unindexed(b, search.Filter{Scopes: []string{"root"}, PathPrefix: "a/"})
+	u, fresh := k.unindexed(b, search.Filter{Scopes: []string{"root"}, PathPrefix: "a/"})
 	if u == nil {
 		t.Fatal("nothing unindexed")
 	}
 	want := []string{"a/3.md", "a/4.md", "a/2.md"} // written meanwhile, then the rest from its end
 	if !slices.Equal(u.Paths, want) {
 		t.Fatalf("unindexed gives\n%v\nwant\n%v", u.Paths, want)
+	}
+	if want := []string{"a/3.md", "c/new.md"}; !slices.Equal(fresh, want) {
+		t.Fatalf("the notes to read from their file are %v, want %v", fresh, want)
 	}
 }
