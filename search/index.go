@@ -3,7 +3,6 @@ package search
 import (
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/internal/intern"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	zapx "github.com/blevesearch/zapx/v17"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/cairn-dev/cairn/internal/intern"
 )
 
 // ErrIndexBusy says another process (a running server) holds the index.

@@ -2,7 +2,6 @@ package vault
 
 import (
 	"encoding/json"
-	"github.com/cairn-dev/cairn/internal/intern"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/gitstore"
+	"github.com/cairn-dev/cairn/internal/intern"
 	"github.com/cairn-dev/cairn/internal/notefile"
 	"github.com/cairn-dev/cairn/vault/note"
 	"github.com/cairn-dev/cairn/wikilinks"
@@ -41,8 +41,8 @@ type catalog struct {
 	// file copies its id; the path that comes first (idOrder) keeps it and
 	// the others are known by an id derived from their path (saved in
 	// their file at their next write, sync or doctor --fix: ids.go), so no
-	// note ever hides another. Nearly always one path: a slice, not a set
-	// (a map per note took 30 MiB at 100,000 notes; idpaths.go).
+	// note ever hides another. Nearly always one path, held inline
+	// (idpaths.go; a map per note took 30 MiB at 100,000 notes).
 	idPaths idPaths
 	// files are the vault's files that are not notes (outside dot-folders,
 	// not ignored by git), which links may name: the shared graph knows
