@@ -166,7 +166,7 @@ type tokenSpan struct {
 const spanSize = int(unsafe.Sizeof(tokenSpan{}))
 
 func newTokenShare(slots, budget int) *tokenShare {
-	return &tokenShare{inner: unicodetok.NewUnicodeTokenizer(), budget: budget, waiting: make([]tokenized, slots)}
+	return &tokenShare{inner: asciiFirst{unicodetok.NewUnicodeTokenizer()}, budget: budget, waiting: make([]tokenized, slots)}
 }
 
 func (s *tokenShare) Tokenize(input []byte) analysis.TokenStream {
