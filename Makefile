@@ -40,7 +40,7 @@ FUZZX ?= 1
 FUZZ_TARGETS = \
 	vault/note:FuzzFrontmatter:10000 vault/note:FuzzSummarize:10000 vault:FuzzRewriteLinks:5000 vault:FuzzFileName:4000 vault:FuzzFileNameFrom:2000 vault:FuzzCleanRel:10000 \
 	wikilinks:FuzzParse:50000 wikilinks:FuzzRewrite:3000 wikilinks:FuzzParseRef:100000 \
-	mcptools:FuzzDecodeArgs:5000
+	mcptools:FuzzDecodeArgs:5000 search:FuzzASCIIWords:20000
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
