@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -136,7 +138,11 @@ func TestDeepHistoryVersionsMatchGitLog(t *testing.T) {
 			return m
 		}
 		byGit, byWalk := map[string]plumbing.Hash{}, map[string]plumbing.Hash{}
-		if err := gitLogVersions(src, head, set(), byGit, nil); err != nil {
+		byPath := map[string]string{}
+		for p := range set() {
+			byPath[p] = p
+		}
+		if err := gitLogVersions(src, head, byPath, byGit, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := walkVersions(repo.Storer, head, c, set(), byWalk, nil); err != nil {
@@ -268,5 +274,26 @@ func TestTreeEntriesCompareAsGitSortsThem(t *testing.T) {
 	got, err := parseTree(raw)
 	if err != nil || string(got[0].name) != "a.md" || !got[1].isDir() {
 		t.Fatalf("parseTree: %v %v", got, err)
+	}
+}
+
+// sharedKeys gives the paths as they were, in their order, all slices of
+// one string.
+func TestSharedKeysAreThePathsInOneString(t *testing.T) {
+	paths := []string{"a.md", "", "dir/b c.md", "é/ü.md"}
+	got := sharedKeys(paths)
+	if !slices.Equal(got, paths) {
+		t.Fatalf("sharedKeys(%q) = %q", paths, got)
+	}
+	fromBytes := sharedKeys([][]byte{[]byte("x/y.md"), []byte("z.md")})
+	if !slices.Equal(fromBytes, []string{"x/y.md", "z.md"}) {
+		t.Fatalf("from bytes: %q", fromBytes)
+	}
+	base := unsafe.StringData(got[0])
+	if unsafe.Pointer(unsafe.StringData(got[2])) != unsafe.Add(unsafe.Pointer(base), len("a.md")) {
+		t.Error("the keys are not slices of one string")
+	}
+	if n := len(sharedKeys([]string(nil))); n != 0 {
+		t.Errorf("no paths give %d keys", n)
 	}
 }
