@@ -129,3 +129,35 @@ func TestAWarmOpenAfterAFreshOneReadsNoNote(t *testing.T) {
 		t.Errorf("the warm open read %d notes again: %v", len(v.catalog.changed), v.catalog.changed)
 	}
 }
+
+// A warm open loads the saved catalog while it walks the folders; a saved
+// file that does not load as a catalog (damaged, or of another format) is
+// no catalog: every note is read, as a fresh open reads them.
+func TestASavedCatalogThatDoesNotLoadIsReadAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir, Options{Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(v.catalog.paths())
+	v.Close()
+	file := filepath.Join(dir, CacheDir, "catalog.json")
+	for name, saved := range map[string]string{"damaged": `{"format": 5, "entries": {`, "another format": `{"format": 1, "entries": {}}`} {
+		if err := os.WriteFile(file, []byte(saved), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		v, err := Open(dir, Options{Quiet: testQuiet})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := len(v.catalog.paths())
+		welcome := slices.Contains(v.catalog.paths(), "Welcome.md")
+		v.Close()
+		if got != want || want == 0 || !welcome {
+			t.Errorf("%s catalog saved: the open catalogued %d notes (Welcome.md: %v), a fresh one %d", name, got, welcome, want)
+		}
+	}
+}
