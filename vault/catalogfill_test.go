@@ -134,14 +134,7 @@ func TestAWarmOpenAfterAFreshOneReadsNoNote(t *testing.T) {
 // file that does not load as a catalog (damaged, or of another format) is
 // no catalog: every note is read, as a fresh open reads them.
 func TestASavedCatalogThatDoesNotLoadIsReadAgain(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "vault")
-	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {
-		t.Fatal(err)
-	}
-	v, err := Open(dir, Options{Quiet: testQuiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, dir := sampleVault(t)
 	want := len(v.catalog.paths())
 	v.Close()
 	file := filepath.Join(dir, CacheDir, "catalog.json")
