@@ -108,13 +108,17 @@ type docMeta struct {
 
 // share makes the values that many documents repeat (scope, project,
 // type, tags, people) one string each across the manifest
-// (internal/intern).
+// (internal/intern). m's lists are its own (made by record, or decoded):
+// they are interned in place, not copied.
 func (m *docMeta) share() {
 	m.Scope = intern.String(m.Scope)
 	m.Project = intern.String(m.Project)
 	m.Type = intern.String(m.Type)
-	m.Tags = intern.Strings(m.Tags)
-	m.Who = intern.Strings(m.Who)
+	for _, list := range [][]string{m.Tags, m.Who} {
+		for i, v := range list {
+			list[i] = intern.String(v)
+		}
+	}
 }
 
 // manifestFormat changes with the mapping, the analysis or docMeta: an

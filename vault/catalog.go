@@ -334,7 +334,7 @@ func (c *catalog) remove(p string) {
 		c.graph.RemoveFile(p)
 	}
 	c.changed[p] = true
-	if c.idPaths.has(e.FileID) && c.idPaths.remove(e.FileID, p) > 0 {
+	if c.idPaths.remove(e.FileID, p) > 0 {
 		c.reassign(e.FileID, "")
 	}
 	c.dirty = true

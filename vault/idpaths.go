@@ -67,7 +67,7 @@ func (x idPaths) of(id string) []string {
 	return nil
 }
 
-// has says whether a path carries id.
+// has says whether a path carries id (the tests ask it).
 func (x idPaths) has(id string) bool {
 	_, one := x.one[id]
 	_, many := x.many[id]
