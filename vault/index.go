@@ -200,9 +200,10 @@ func (v *Vault) searchDoc(p string) (*search.Doc, error) {
 }
 
 // docOf is the note at p, its file's bytes data and its file's info fi,
-// as the index sees it, less its sequence and its context.
+// as the index sees it, less its sequence and its context. The note is
+// only read (note.ParseRead): neither is written back.
 func (v *Vault) docOf(p string, data []byte, fi os.FileInfo) (*search.Doc, *note.Note) {
-	n := note.Parse(p, data)
+	n := note.ParseRead(p, data)
 	e := &catEntry{Size: fi.Size(), Mtime: fi.ModTime()}
 	scope, project, owner := v.scopeOf(p)
 	d := &search.Doc{
@@ -255,12 +256,32 @@ func noteDateAndMeta(n *note.Note, mtime time.Time) (time.Time, []string) {
 // (2026-11-29), or a day and a time without a zone (taken as UTC).
 func ParseDate(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
+	if !yearFirst(s) {
+		// Every layout starts with a year of four digits and "-": no
+		// time.Parse of the seven can succeed, and each failure makes an
+		// error (an id and a type were fourteen a note in an index build).
+		return time.Time{}, false
+	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
 		}
 	}
 	return time.Time{}, false
+}
+
+// yearFirst says whether s starts with four digits and "-", as each of
+// ParseDate's layouts does.
+func yearFirst(s string) bool {
+	if len(s) < 5 || s[4] != '-' {
+		return false
+	}
+	for _, c := range []byte(s[:4]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // searchEmbedder makes the embedder this machine's settings choose
