@@ -239,7 +239,15 @@ func (v *scanView) appendFolded(dst, src []byte) []byte {
 type scanMatcher struct {
 	words   int
 	byFirst [256][]scanNeedle
+	// firsts are the bytes at which countEach compares needles: those
+	// whose lower case (lowerASCII) starts a needle.
+	firsts []byte
 }
+
+// maxFirsts bounds the firsts countIn looks for each with its own pass
+// over the text (bytes.IndexByte, many bytes at a time); a query of more
+// is matched byte after byte (countEach).
+const maxFirsts = 8
 
 type scanNeedle struct {
 	word      int
@@ -254,27 +262,67 @@ func newScanMatcher(words []scanWord) *scanMatcher {
 			m.byFirst[n[0]] = append(m.byFirst[n[0]], scanNeedle{word: i, needle: n, collapsed: w.collapsed})
 		}
 	}
+	for c := range 256 {
+		if len(m.byFirst[lowerASCII[c]]) > 0 {
+			m.firsts = append(m.firsts, byte(c))
+		}
+	}
 	return m
 }
 
 // countIn adds to out (one count per word) how many times each word's
 // needles start a word of text, at most 255, and says whether any did.
+// It looks for each of the needles' first bytes in turn with
+// bytes.IndexByte, which passes over bytes that start no needle many at
+// a time: the searches made during a fresh 100,000-note clone's build
+// spent 6.3 s of CPU looking at the 10,000 texts each reads one byte
+// after another (countEach, still used for a query of many first
+// bytes). The places looked at, and so the counts, are countEach's.
 func (m *scanMatcher) countIn(out []uint8, text []byte) bool {
+	if len(m.firsts) > maxFirsts {
+		return m.countEach(out, text)
+	}
+	found := false
+	for _, b := range m.firsts {
+		for p := 0; p < len(text); p++ {
+			i := bytes.IndexByte(text[p:], b)
+			if i < 0 {
+				break
+			}
+			p += i
+			if p == 0 || !asciiWord[text[p-1]] {
+				found = m.countAt(out, text, p) || found
+			}
+		}
+	}
+	return found
+}
+
+// countEach is countIn looking at every byte of text.
+func (m *scanMatcher) countEach(out []uint8, text []byte) bool {
 	found := false
 	inWord := false
 	for p, c := range text {
 		if !inWord {
-			for _, n := range m.byFirst[lowerASCII[c]] {
-				if n.collapsed && !collapsedAt(text[p:], n.needle) || !n.collapsed && !prefixAt(text[p:], n.needle) {
-					continue
-				}
-				found = true
-				if out[n.word] < 255 {
-					out[n.word]++
-				}
-			}
+			found = m.countAt(out, text, p) || found
 		}
 		inWord = asciiWord[c]
+	}
+	return found
+}
+
+// countAt counts the needles that start at text[p], the start of a
+// word, and says whether one did.
+func (m *scanMatcher) countAt(out []uint8, text []byte, p int) bool {
+	found := false
+	for _, n := range m.byFirst[lowerASCII[text[p]]] {
+		if n.collapsed && !collapsedAt(text[p:], n.needle) || !n.collapsed && !prefixAt(text[p:], n.needle) {
+			continue
+		}
+		found = true
+		if out[n.word] < 255 {
+			out[n.word]++
+		}
 	}
 	return found
 }
