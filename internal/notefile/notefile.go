@@ -73,6 +73,7 @@ func ReadAt(dir int, p string, buf []byte, limit int64) ([]byte, Stamp, error) {
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
+		asked := cap(buf) - len(buf)
 		k, err := unix.Read(fd, buf[len(buf):cap(buf)])
 		if err == unix.EINTR {
 			continue
@@ -84,6 +85,16 @@ func ReadAt(dir int, p string, buf []byte, limit int64) ([]byte, Stamp, error) {
 			return buf, stamp, nil
 		}
 		buf = buf[:len(buf)+k]
+		// A read that gave less than it was asked, having reached the
+		// size fstat saw, met the end: no read more to be told so (one
+		// system call of five a note, and a system call cost more than
+		// the rest of a note's read on a machine where reading 100,000
+		// notes took 4 s of the kernel's time). A file written since is
+		// read as of then, as it would be by a read made a moment
+		// earlier.
+		if k < asked && int64(len(buf)) == st.Size {
+			return buf, stamp, nil
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package notefile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,5 +50,56 @@ func TestReadAtReadsRegularFilesOnly(t *testing.T) {
 	}
 	if _, _, err := ReadAt(dir, "big.md", nil, 1000); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("big.md: %v is not ErrTooLarge", err)
+	}
+}
+
+// ReadAt reads every size whole, the empty file and sizes around the
+// buffers it is given included.
+func TestReadAtReadsEverySizeWhole(t *testing.T) {
+	root := t.TempDir()
+	dir, err := OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer CloseDir(dir)
+	var buf []byte
+	for size := range 5000 {
+		want := strings.Repeat("x", size)
+		if err := os.WriteFile(filepath.Join(root, "n.md"), []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		data, st, err := ReadAt(dir, "n.md", buf, 1<<20)
+		if err != nil || string(data) != want || st.Size != int64(size) {
+			t.Fatalf("size %d: read %d bytes, stamp %+v, %v", size, len(data), st, err)
+		}
+		buf = data[:0]
+	}
+}
+
+// BenchmarkReadAt reads 2,000 notes of 3 KB: `go test
+// ./internal/notefile -run '^$' -bench ReadAt`.
+func BenchmarkReadAt(b *testing.B) {
+	root := b.TempDir()
+	body := []byte(strings.Repeat("a line of a note, about as long as any\n", 80))
+	for i := range 2000 {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("n%04d.md", i)), body, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dir, err := OpenDir(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer CloseDir(dir)
+	var buf []byte
+	b.SetBytes(2000 * int64(len(body)))
+	for b.Loop() {
+		for i := range 2000 {
+			data, _, err := ReadAt(dir, fmt.Sprintf("n%04d.md", i), buf, 1<<20)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf = data[:0]
+		}
 	}
 }
