@@ -177,7 +177,7 @@ func (c *catalog) sync(root string, seen map[string]fileStamp, since uint64) (ch
 		}
 		close(jobs)
 	}()
-	for r := range readNotes(root, jobs, len(todo)) {
+	for r := range readNotes(root, jobs, len(todo), nil) {
 		c.put(r.p, r.s, r.st)
 	}
 	return changed
@@ -195,8 +195,9 @@ type noteRead struct {
 // (n of them, or -1 when not known) with several workers, and sends each
 // on the channel it returns, which is closed once paths is and every note
 // is read. A note that cannot be read (gone, not a regular file, too
-// large) is left out.
-func readNotes(root string, paths <-chan string, n int) <-chan noteRead {
+// large) is left out. keep, when not nil, keeps the texts of the notes
+// the walk listed last (opentexts.go).
+func readNotes(root string, paths <-chan string, n int, keep *openTexts) <-chan noteRead {
 	results := make(chan noteRead, 64)
 	// Opened relative to the vault's folder, with the system calls alone
 	// (internal/notefile): an os.File for each note, and the path walked
@@ -218,6 +219,7 @@ func readNotes(root string, paths <-chan string, n int) <-chan noteRead {
 			defer wg.Done()
 			var buf []byte // a summary keeps no part of it
 			for p := range paths {
+				kept := keep != nil && keep.next()
 				var data []byte
 				var st fileStamp
 				var err error
@@ -230,6 +232,9 @@ func readNotes(root string, paths <-chan string, n int) <-chan noteRead {
 					data, err = readFileNoFollow(full)
 				}
 				if err == nil {
+					if kept {
+						keep.keep(p, data, st)
+					}
 					results <- noteRead{p, note.Summarize(p, data), st}
 				}
 			}

@@ -129,10 +129,10 @@ func (c *catalog) generation() uint64 {
 // returns their paths once paths is closed: a walk that found the
 // catalog empty (a fresh clone's open) sends each note as it finds it, so
 // that the reading goes on beside the walk rather than after it.
-func (c *catalog) fill(root string, paths <-chan string) (put []string) {
+func (c *catalog) fill(root string, paths <-chan string, keep *openTexts) (put []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for r := range readNotes(root, paths, -1) {
+	for r := range readNotes(root, paths, -1, keep) {
 		c.put(r.p, r.s, r.st)
 		put = append(put, r.p)
 	}

@@ -63,7 +63,9 @@
 //     indexed yet read by a search meanwhile, the collector's setting) is
 //     package vault/indexing's Keeper; index.go is the vault as the keeper
 //     reads it (each note as a search document, its scope, the catalog's
-//     changed paths, the embedder) and the index's exported calls.
+//     changed paths, the embedder) and the index's exported calls;
+//     opentexts.go keeps the texts a fresh clone's open read last, for the
+//     searches of its first build.
 //
 // The memory families and maintenance:
 //   - session.go, memory.go: start_session and the agent's memory about the

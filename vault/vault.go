@@ -80,6 +80,7 @@ type Vault struct {
 	attached sync.Map
 
 	mu          sync.Mutex // guards the fields below
+	openTexts   *openTexts // the texts a fresh clone's open kept, until the index keeper takes them
 	access      *access.Access
 	accessStamp [2]fileStamp // access.yaml's and local.yaml's when read
 	projects    *projectSet
@@ -179,6 +180,11 @@ func (v *Vault) load(opts Options) error {
 	}
 	v.catalog = loadCatalog(file)
 	v.knownHead, _ = v.store.Head()
+	// Every note is read: those read last are kept for the searches of
+	// the index's first build, which takes them (opentexts.go).
+	v.mu.Lock()
+	v.openTexts = newOpenTexts()
+	v.mu.Unlock()
 	return v.rescan()
 }
 
@@ -390,9 +396,13 @@ func (v *Vault) walk(fill bool) (walked, error) {
 	ign := v.ignoreMatcher()
 	var feed chan string
 	var filled chan []string
+	var keep *openTexts
 	if fill {
-		feed, filled = make(chan string, 256), make(chan []string, 1)
-		go func() { filled <- v.catalog.fill(v.root, feed) }()
+		v.mu.Lock()
+		keep = v.openTexts // the open's walk (load), until the index takes them
+		v.mu.Unlock()
+		feed, filled = make(chan string, openFeed), make(chan []string, 1)
+		go func() { filled <- v.catalog.fill(v.root, feed, keep) }()
 	}
 	err := filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -439,6 +449,9 @@ func (v *Vault) walk(fill bool) (walked, error) {
 		return nil
 	})
 	if feed != nil {
+		if keep != nil {
+			keep.total.Store(int64(len(w.seen)))
+		}
 		close(feed)
 		w.put = <-filled
 	}

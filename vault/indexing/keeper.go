@@ -17,6 +17,7 @@ package indexing
 import (
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/internal/notefile"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -53,6 +54,17 @@ type Notes interface {
 	// Version is the note's version as the index stores it, and whether
 	// the note exists.
 	Version(path string) (string, bool)
+	// OpenTexts hands over, once, the texts of the notes a fresh clone's
+	// open read last (the ones a first build reaches last), for the
+	// searches made during that build (scantexts.go); nil when none.
+	OpenTexts() map[string]OpenText
+}
+
+// OpenText is a note's text as the open read it, and its file's size and
+// mtime then.
+type OpenText struct {
+	Text  []byte
+	Stamp notefile.Stamp
 }
 
 // ScopeFunc gives a note its scope (what decides who may read it), and

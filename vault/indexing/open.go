@@ -6,10 +6,13 @@ package indexing
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/notefile"
 	"github.com/cairn-dev/cairn/search"
 )
 
@@ -84,10 +87,14 @@ func (k *Keeper) openIndex(done, begun chan struct{}) {
 	ix, err := search.Open(k.cfg.Dir, k.options(emb, 0))
 	if err == nil {
 		k.ix.Store(ix)
-		err = k.awaitCatalog()
 	}
+	if cerr := k.awaitCatalog(); err == nil {
+		err = cerr
+	}
+	// Taken whatever follows: the vault holds them until then.
+	opened := k.notes.OpenTexts()
 	if err == nil {
-		b := &firstBuild{ix: ix, started: announce, texts: newScanTexts()}
+		b := &firstBuild{ix: ix, started: announce, texts: newScanTexts(opened, k.statNote)}
 		k.build.Store(b)
 		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
 			restore = LeanGC()
@@ -202,4 +209,14 @@ func (k *Keeper) Notice() string {
 	k.openMu.Lock()
 	defer k.openMu.Unlock()
 	return k.notice
+}
+
+// statNote is the size and mtime of the note file at p, and whether it
+// is one (a regular file).
+func (k *Keeper) statNote(p string) (notefile.Stamp, bool) {
+	fi, err := os.Lstat(filepath.Join(k.cfg.Root, filepath.FromSlash(p)))
+	if err != nil || !fi.Mode().IsRegular() {
+		return notefile.Stamp{}, false
+	}
+	return notefile.Stamp{Size: fi.Size(), Mtime: fi.ModTime()}, true
 }

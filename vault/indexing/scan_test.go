@@ -33,6 +33,7 @@ func (n listNotes) ChangedNotes() []string { return n.changed }
 func (n listNotes) BySize(paths []string) ([]string, []string) { return paths, nil }
 
 func (n listNotes) AllBySize() ([]string, []string) { return n.paths, nil }
+func (n listNotes) OpenTexts() map[string]OpenText  { return nil }
 
 func (n listNotes) Version(string) (string, bool) { return "", true }
 
