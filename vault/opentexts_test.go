@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/vault/indexing"
 )
 
 // A fresh clone's open keeps the texts it read, and the searches of the
@@ -85,4 +87,50 @@ func TestTheFirstBuildsSearchesTakeTheOpensTexts(t *testing.T) {
 		t.Errorf("the open's texts handed over twice (%d)", len(texts))
 	}
 	release()
+}
+
+// The build lets go of the texts kept for the notes it has indexed (no
+// search reads those): at each of its steps it holds no more than the
+// notes it has not reached weigh, where without it the open's texts of
+// every note stayed to the build's end, its peak.
+func TestTheFirstBuildLetsGoOfTheTextsOfTheNotesItIndexed(t *testing.T) {
+	v, dir := sampleVault(t)
+	v.Close()
+	for _, p := range []string{v.index.Dir(), filepath.Join(dir, CacheDir, "catalog.json")} {
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := indexing.Step
+	indexing.Step = 2
+	type look struct{ done, kept, rest int }
+	var looks []look
+	var v2 *Vault
+	indexing.TestHooks.Build = func(done, total int) {
+		st := v2.index.Building()
+		rest := 0
+		for _, p := range st.Todo[done:] {
+			if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+				rest += int(fi.Size())
+			}
+		}
+		looks = append(looks, look{done, st.Kept, rest})
+	}
+	t.Cleanup(func() { indexing.TestHooks.Build, indexing.Step = nil, step })
+	v2, err := Open(dir, Options{Quiet: testQuiet, AnswerDuringBuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if _, err := v2.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if len(looks) < 3 || looks[0].kept == 0 {
+		t.Fatalf("steps seen: %+v; want several, the first holding the open's texts", looks)
+	}
+	for _, l := range looks {
+		if l.kept > l.rest {
+			t.Fatalf("after %d notes indexed the build holds %d bytes of texts, more than the %d the notes left weigh", l.done, l.kept, l.rest)
+		}
+	}
 }

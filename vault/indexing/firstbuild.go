@@ -46,6 +46,20 @@ func (b *firstBuild) start(todo []string) {
 	}
 }
 
+// passed lets go of the texts kept for paths, which the build has
+// indexed: a search reads only the notes it has not (scantexts.go), and
+// the texts kept from the open for the notes the build reaches last would
+// otherwise stay to its end, where its peak is, though no search asked
+// for them.
+func (b *firstBuild) passed(paths []string) {
+	if b.texts == nil {
+		return
+	}
+	for _, p := range paths {
+		b.texts.forget(p)
+	}
+}
+
 // pending is how many notes in scopes are not indexed yet.
 func (b *firstBuild) pending(scopeOf ScopeFunc, scopes []string) int {
 	b.mu.Lock()
@@ -166,6 +180,7 @@ type BuildState struct {
 	Index *search.Index // the index it fills
 	Todo  []string      // the notes it indexes, in order (nil until known)
 	Done  int           // how many of Todo are indexed
+	Kept  int           // bytes of the notes' texts kept for its searches (scantexts.go)
 }
 
 // Building is the first build's progress, nil when none runs.
@@ -176,5 +191,11 @@ func (k *Keeper) Building() *BuildState {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return &BuildState{Index: b.ix, Todo: b.todo, Done: int(b.done.Load())}
+	st := &BuildState{Index: b.ix, Todo: b.todo, Done: int(b.done.Load())}
+	if b.texts != nil {
+		b.texts.mu.Lock()
+		st.Kept = b.texts.held
+		b.texts.mu.Unlock()
+	}
+	return st
 }

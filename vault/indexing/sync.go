@@ -178,6 +178,7 @@ func (k *Keeper) apply(ix *search.Index, todo, gone []string) error {
 		}
 		if b != nil && b.ix == ix {
 			b.done.Store(int64(i))
+			b.passed(todo[max(i-Step, 0):i])
 			if TestHooks.Build != nil {
 				TestHooks.Build(i, len(todo))
 			}
