@@ -21,6 +21,8 @@ import (
 // size and mtime, whose new word the search does not see where it sees
 // it in a note grown since.
 func TestTheFirstBuildsSearchesTakeTheOpensTexts(t *testing.T) {
+	defer func(n int64) { openTextsAbove = n }(openTextsAbove)
+	openTextsAbove = 0 // the sample vault is small
 	v, dir := sampleVault(t)
 	v.Close()
 	for _, p := range []string{v.index.Dir(), filepath.Join(dir, CacheDir, "catalog.json")} {
@@ -94,6 +96,8 @@ func TestTheFirstBuildsSearchesTakeTheOpensTexts(t *testing.T) {
 // notes it has not reached weigh, where without it the open's texts of
 // every note stayed to the build's end, its peak.
 func TestTheFirstBuildLetsGoOfTheTextsOfTheNotesItIndexed(t *testing.T) {
+	defer func(n int64) { openTextsAbove = n }(openTextsAbove)
+	openTextsAbove = 0 // the sample vault is small
 	v, dir := sampleVault(t)
 	v.Close()
 	for _, p := range []string{v.index.Dir(), filepath.Join(dir, CacheDir, "catalog.json")} {
