@@ -21,15 +21,7 @@ import (
 // size and mtime, whose new word the search does not see where it sees
 // it in a note grown since.
 func TestTheFirstBuildsSearchesTakeTheOpensTexts(t *testing.T) {
-	defer func(n int64) { openTextsAbove = n }(openTextsAbove)
-	openTextsAbove = 0 // the sample vault is small
-	v, dir := sampleVault(t)
-	v.Close()
-	for _, p := range []string{v.index.Dir(), filepath.Join(dir, CacheDir, "catalog.json")} {
-		if err := os.RemoveAll(p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := freshOpen(t)
 	v2, release := HoldFirstBuild(t, dir)
 	b := v2.index.Building()
 	if b == nil || len(b.Todo) < 2 {
@@ -96,15 +88,7 @@ func TestTheFirstBuildsSearchesTakeTheOpensTexts(t *testing.T) {
 // notes it has not reached weigh, where without it the open's texts of
 // every note stayed to the build's end, its peak.
 func TestTheFirstBuildLetsGoOfTheTextsOfTheNotesItIndexed(t *testing.T) {
-	defer func(n int64) { openTextsAbove = n }(openTextsAbove)
-	openTextsAbove = 0 // the sample vault is small
-	v, dir := sampleVault(t)
-	v.Close()
-	for _, p := range []string{v.index.Dir(), filepath.Join(dir, CacheDir, "catalog.json")} {
-		if err := os.RemoveAll(p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := freshOpen(t)
 	step := indexing.Step
 	indexing.Step = 2
 	type look struct{ done, kept, rest int }
@@ -137,4 +121,21 @@ func TestTheFirstBuildLetsGoOfTheTextsOfTheNotesItIndexed(t *testing.T) {
 			t.Fatalf("after %d notes indexed the build holds %d bytes of texts, more than the %d the notes left weigh", l.done, l.kept, l.rest)
 		}
 	}
+}
+
+// freshOpen is the sample vault as a fresh clone's open finds it (no
+// catalog, no index), its texts kept though it is small.
+func freshOpen(t *testing.T) string {
+	t.Helper()
+	above := openTextsAbove
+	openTextsAbove = 0
+	t.Cleanup(func() { openTextsAbove = above })
+	v, dir := sampleVault(t)
+	v.Close()
+	for _, p := range []string{v.index.Dir(), filepath.Join(dir, CacheDir, "catalog.json")} {
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

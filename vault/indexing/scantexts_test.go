@@ -15,14 +15,7 @@ import (
 func TestScanTextsKeepWhatTheyRead(t *testing.T) {
 	files := map[string][]byte{"a.md": []byte("alpha"), "b.md": []byte("beta")}
 	reads := map[string]int{}
-	from := func(p string, buf []byte) ([]byte, error) {
-		reads[p]++
-		data, ok := files[p]
-		if !ok {
-			return nil, errors.New("no such file")
-		}
-		return append(buf[:0], data...), nil
-	}
+	from := fileReader(files, reads)
 	c := newScanTexts(nil, nil)
 	got, err := c.read("a.md", nil, from)
 	if err != nil || string(got) != "alpha" {
@@ -75,14 +68,7 @@ func TestScanTextsTakeTheOpensTextsWhileTheirFilesAreAsRead(t *testing.T) {
 	}
 	files := map[string][]byte{"same.md": []byte("disk"), "edited.md": []byte("new words")}
 	reads := map[string]int{}
-	from := func(p string, buf []byte) ([]byte, error) {
-		reads[p]++
-		data, ok := files[p]
-		if !ok {
-			return nil, errors.New("no such file")
-		}
-		return append(buf[:0], data...), nil
-	}
+	from := fileReader(files, reads)
 	c := newScanTexts(map[string]OpenText{
 		"same.md":   {Text: []byte("open"), Stamp: notefile.Stamp{Size: 4, Mtime: t0}},
 		"edited.md": {Text: []byte("old"), Stamp: notefile.Stamp{Size: 3, Mtime: t0}},
@@ -104,5 +90,17 @@ func TestScanTextsTakeTheOpensTextsWhileTheirFilesAreAsRead(t *testing.T) {
 	}
 	if c.held != len("open")+len("new words") {
 		t.Fatalf("held %d bytes, want the open's text of same.md and edited.md's file", c.held)
+	}
+}
+
+// fileReader reads files as a scan reads notes, counting the reads of each.
+func fileReader(files map[string][]byte, reads map[string]int) func(string, []byte) ([]byte, error) {
+	return func(p string, buf []byte) ([]byte, error) {
+		reads[p]++
+		data, ok := files[p]
+		if !ok {
+			return nil, errors.New("no such file")
+		}
+		return append(buf[:0], data...), nil
 	}
 }
