@@ -17,11 +17,11 @@ package indexing
 import (
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/internal/notefile"
 	"os"
 	"sync"
 	"sync/atomic"
 
+	"github.com/cairn-dev/cairn/internal/notefile"
 	"github.com/cairn-dev/cairn/search"
 )
 
