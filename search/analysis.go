@@ -107,9 +107,11 @@ func addAnalyzers(im *mapping.IndexMappingImpl) error {
 	// The two languages share their tokens (tokenizerName); a path's
 	// words are analysed once.
 	tokenizer := map[string]string{analyzerEN: tokenizerName, analyzerFR: tokenizerName, analyzerPath: unicodetok.Name}
+	// The two languages' chains run once per distinct word (wordsType).
+	typ := map[string]string{analyzerEN: wordsType, analyzerFR: wordsType, analyzerPath: custom.Name}
 	for name, filters := range chains {
 		if err := im.AddCustomAnalyzer(name, map[string]any{
-			"type":          custom.Name,
+			"type":          typ[name],
 			"tokenizer":     tokenizer[name],
 			"token_filters": filters,
 		}); err != nil {

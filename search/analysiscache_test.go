@@ -43,10 +43,11 @@ func stream(ts analysis.TokenStream) string {
 // own tokenizer and the stemmer without its cache: what the index gave
 // before the caches.
 func uncached(t *testing.T, lang string) (*analysis.DefaultAnalyzer, analysis.TokenFilter) {
-	a, ok := analyzersT(t)[lang].(*analysis.DefaultAnalyzer)
+	w, ok := analyzersT(t)[lang].(*wordAnalyzer)
 	if !ok {
-		t.Fatalf("%s: not a DefaultAnalyzer", lang)
+		t.Fatalf("%s: not a wordAnalyzer", lang)
 	}
+	a := w.chain
 	var stem analysis.TokenFilter = en.NewEnglishStemmerFilter()
 	if lang == "fr" {
 		stem = frStemmer{fr.NewFrenchLightStemmerFilter()}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/blevesearch/bleve/v2"
 )
 
 // ErrClosed is returned by updates that arrive after Close.
@@ -43,8 +45,8 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	tok := ix.ops.Add(1)
 	b := ix.bleve.NewBatch()
 	for _, d := range docs {
-		if err := b.Index(d.Path, bleveDocAt(d, tok)); err != nil {
-			return fmt.Errorf("index %s: %w", d.Path, err)
+		if err := ix.index(b, d, tok); err != nil {
+			return err
 		}
 	}
 	for _, p := range deletes {
@@ -58,6 +60,19 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 		return fmt.Errorf("search index: %w", err)
 	}
 	ix.record(seq, tok, docs, deletes)
+	return nil
+}
+
+// index adds d to b as update tok: mapped as Batch.Index maps it, its
+// text fields analysed in pairs (pairedfields.go).
+func (ix *Index) index(b *bleve.Batch, d *Doc, tok uint64) error {
+	doc, err := mapDoc(ix.bleve.Mapping(), d.Path, bleveDocAt(d, tok))
+	if err == nil {
+		err = b.IndexAdvanced(doc)
+	}
+	if err != nil {
+		return fmt.Errorf("index %s: %w", d.Path, err)
+	}
 	return nil
 }
 
@@ -88,8 +103,8 @@ func (ix *Index) ApplyLarge(d *Doc) error {
 	d = bounded(d)
 	tok := ix.ops.Add(1)
 	b := ix.bleve.NewBatch()
-	if err := b.Index(d.Path, bleveDocAt(d, tok)); err != nil {
-		return fmt.Errorf("index %s: %w", d.Path, err)
+	if err := ix.index(b, d, tok); err != nil {
+		return err
 	}
 	if largeHook != nil {
 		largeHook(d.Path)

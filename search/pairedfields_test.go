@@ -1,0 +1,251 @@
+package search
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// pairDocs are documents whose text fields reach every case of the
+// pairing: real prose (web passages, the sample vault's notes), the
+// analysis's corner texts, aliases and meta values in arrays, a title
+// equal to the context, texts in no language's ASCII (accents, ideographs).
+func pairDocs(t *testing.T) []*Doc {
+	texts := append(cacheTexts(t), webTexts(t)[:400]...)
+	docs := make([]*Doc, len(texts))
+	for i, text := range texts {
+		prev := texts[(i+len(texts)-1)%len(texts)]
+		d := &Doc{Path: fmt.Sprintf("n/%04d.md", i), Version: "1", Title: fmt.Sprintf("Note %d %.30s", i, prev),
+			Body: text, Scope: "root", Date: time.Unix(int64(i), 0), Tags: []string{"t"}}
+		switch i % 4 {
+		case 0:
+			d.Aliases = []string{"Réunion d'été", "L'été", strings.ToUpper(prev[:min(len(prev), 20)])}
+		case 1:
+			d.Meta = []string{"Caroline", "Lançons la réunion", ""}
+			d.Context = prev
+		case 2:
+			d.Context = d.Title // the same text in two fields of a language
+		}
+		docs[i] = d
+	}
+	return docs
+}
+
+// fieldView is what the index takes of an analysed field, whose value
+// was mapped as value.
+func fieldView(f document.Field, value string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %v %v %c %q plain=%d len=%d\n", f.Name(), f.ArrayPositions(), f.Options(), f.EncodedFieldType(), value, f.NumPlainTextBytes(), f.AnalyzedLength())
+	freqs := f.AnalyzedTokenFrequencies()
+	for _, term := range slices.Sorted(maps.Keys(freqs)) {
+		tf := freqs[term]
+		fmt.Fprintf(&b, "  %q=%q %d %d\n", term, tf.Term, tf.Frequency(), len(tf.Locations))
+	}
+	return b.String()
+}
+
+// docView is a document as Bleve's scorch analyses it: every indexed
+// field, then the composite fields.
+func docView(doc *document.Document) string {
+	values := map[document.Field]string{} // as mapped: Bleve's filters lower-case a text in place
+	for _, f := range doc.Fields {
+		values[f] = string(f.Value())
+	}
+	doc.VisitFields(func(f index.Field) {
+		if f.Options().IsIndexed() {
+			f.Analyze()
+		}
+	})
+	var fields []string // in the order of the names: a map's fields come in any order
+	for _, f := range doc.Fields {
+		fields = append(fields, fieldView(f, values[f]))
+	}
+	for _, f := range doc.CompositeFields {
+		fields = append(fields, fieldView(f, ""))
+	}
+	slices.Sort(fields)
+	return strings.Join(fields, "")
+}
+
+// Every field of a paired document is, once analysed, what Bleve's own
+// mapping and TextField give: the same fields in the same order, names,
+// places, options, values, lengths, and terms with their counts. With
+// word caches so small that words keep taking each other's places.
+func TestPairedFieldsEqualBleves(t *testing.T) {
+	im, err := indexMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range langs {
+		im.AnalyzerNamed(langAnalyzer[l]).(*wordAnalyzer).words = newWordCache(5)
+	}
+	paired := 0
+	for round := range 2 {
+		for _, d := range pairDocs(t) {
+			data := bleveDocAt(d, 7)
+			ref := document.NewDocument(d.Path)
+			if err := im.MapDocument(ref, data); err != nil {
+				t.Fatal(err)
+			}
+			got, err := mapDoc(im, d.Path, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range got.Fields {
+				if _, ok := f.(*wordField); ok {
+					paired++
+				}
+			}
+			if g, w := docView(got), docView(ref); g != w {
+				t.Fatalf("round %d, %s:\npaired:\n%s\nBleve:\n%s", round, d.Path, g, w)
+			}
+		}
+	}
+	if paired == 0 {
+		t.Fatal("no field was paired")
+	}
+}
+
+// An index built from paired documents answers as one built by
+// Batch.Index: the same hits with the same scores.
+func TestPairedIndexAnswersAsBleves(t *testing.T) {
+	docs := pairDocs(t)
+	build := func(paired bool) bleve.Index {
+		im, err := indexMapping()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := bleve.NewMemOnly(im)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		batch := b.NewBatch()
+		for _, d := range docs {
+			if paired {
+				doc, err := mapDoc(b.Mapping(), d.Path, bleveDocAt(d, 1))
+				if err == nil {
+					err = batch.IndexAdvanced(doc)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else if err := batch.Index(d.Path, bleveDocAt(d, 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Batch(batch); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ref, got := build(false), build(true)
+	for _, q := range []string{"archive tar format", "réunion d'été", "lançons", "the dog's bones", "electrique", "東京", "2024", "package implements", "note 12 caroline"} {
+		for _, l := range langs {
+			for _, field := range []string{fBody, fTitle, fAliases, fMeta, fContext} {
+				mq := bleve.NewMatchQuery(q)
+				mq.SetField(field + "_" + l)
+				req := bleve.NewSearchRequestOptions(mq, 20, 0, false)
+				a, err := ref.Search(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := got.Search(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if hitsView(a) != hitsView(b) {
+					t.Fatalf("%q in %s_%s:\npaired:\n%s\nBleve:\n%s", q, field, l, hitsView(b), hitsView(a))
+				}
+			}
+		}
+	}
+}
+
+func hitsView(r *bleve.SearchResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d hits\n", r.Total)
+	for _, h := range r.Hits {
+		fmt.Fprintf(&b, "%s %.9g\n", h.ID, h.Score)
+	}
+	return b.String()
+}
+
+// BenchmarkAnalyzeDocs maps and analyses the held-out web passages as a
+// build does each document: by Bleve's mapping and TextField, each
+// field in each language by the analyser's chain of filters ("bleve"),
+// or with the fields paired (what the index does).
+// go test ./search -run '^$' -bench AnalyzeDocs -benchmem
+func BenchmarkAnalyzeDocs(b *testing.B) {
+	texts := webTexts(b)
+	docs := make([]map[string]any, len(texts))
+	size := 0
+	for i, text := range texts {
+		title, _, _ := strings.Cut(text, ".")
+		docs[i] = bleveDocAt(&Doc{Path: fmt.Sprintf("n/%04d.md", i), Title: title, Body: text, Scope: "root", Date: time.Unix(int64(i), 0)}, 1)
+		size += len(text) + len(title)
+	}
+	im, err := indexMapping()
+	if err != nil {
+		b.Fatal(err)
+	}
+	chains := map[string]*analysis.DefaultAnalyzer{}
+	for _, l := range langs {
+		chains[langAnalyzer[l]] = im.AnalyzerNamed(langAnalyzer[l]).(*wordAnalyzer).chain
+	}
+	run := func(b *testing.B, mapDoc func(i int) *document.Document) {
+		b.SetBytes(int64(size))
+		for range b.N {
+			for i := range docs {
+				mapDoc(i).VisitFields(func(f index.Field) {
+					if f.Options().IsIndexed() {
+						f.Analyze()
+					}
+				})
+			}
+		}
+	}
+	b.Run("bleve", func(b *testing.B) {
+		run(b, func(i int) *document.Document {
+			doc := document.NewDocument("x")
+			if err := im.MapDocument(doc, docs[i]); err != nil {
+				b.Fatal(err)
+			}
+			for j, f := range doc.Fields {
+				if tf, ok := f.(*document.TextField); ok {
+					if c := chains[analyzerName(tf)]; c != nil {
+						doc.Fields[j] = document.NewTextFieldCustom(tf.Name(), tf.ArrayPositions(), tf.Value(), tf.Options(), c)
+					}
+				}
+			}
+			return doc
+		})
+	})
+	b.Run("paired", func(b *testing.B) {
+		run(b, func(i int) *document.Document {
+			doc, err := mapDoc(im, "x", docs[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			return doc
+		})
+	})
+}
+
+// analyzerName is the name of the analyser of a language's text field.
+func analyzerName(f *document.TextField) string {
+	for _, l := range langs {
+		if strings.HasSuffix(f.Name(), "_"+l) {
+			return langAnalyzer[l]
+		}
+	}
+	return ""
+}
