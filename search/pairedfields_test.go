@@ -1,8 +1,12 @@
 package search
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +14,9 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -248,4 +254,55 @@ func analyzerName(f *document.TextField) string {
 		}
 	}
 	return ""
+}
+
+// An index built before the word analysers (the same format, its two
+// languages' analysers Bleve's "custom" chains) is kept, not rebuilt, and
+// what is written into it later is analysed by its own chains, unpaired:
+// it still finds a word by its stem and a French verb by its noun.
+func TestIndexOfTheChainAnalysersIsKept(t *testing.T) {
+	dir := t.TempDir()
+	m0, err := indexMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := m0.(*mapping.IndexMappingImpl)
+	for _, name := range []string{analyzerEN, analyzerFR} {
+		im.CustomAnalysis.Analyzers[name]["type"] = custom.Name
+	}
+	b, err := bleve.New(filepath.Join(dir, "bleve"), im) // each batch on disk before it returns
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &Doc{Path: "w/launch.md", Version: "1", Scope: "s", Title: "Launch", Body: "Nous lançons d'abord auprès de vingt clients pilotes."}
+	if err := b.Index(old.Path, bleveDocAt(old, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetInternal([]byte(seqKey), []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	m, _ := json.Marshal(map[string]any{"format": manifestFormat, "seq": 1, "docs": map[string]any{old.Path: map[string]any{"v": "1", "s": "s", "a": 1}}})
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ix, lb := openT(t, dir, nil, nil)
+	defer ix.Close()
+	if ix.Rebuilt() != "" || ix.Len() != 1 {
+		t.Fatalf("rebuilt %q with %d documents; log %q", ix.Rebuilt(), ix.Len(), lb)
+	}
+	if _, ok := ix.bleve.Mapping().AnalyzerNamed(analyzerFR).(*wordAnalyzer); ok {
+		t.Fatal("the kept index analyses with word analysers its mapping does not name")
+	}
+	added := &Doc{Path: "w/cats.md", Version: "1", Scope: "s", Title: "Cats", Body: "The cats' toys were running everywhere."}
+	if err := ix.Apply([]*Doc{added}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{"pilotes": old.Path, "lancement": old.Path, "run toy": added.Path} {
+		r, err := ix.Search(context.Background(), Query{Text: q, Mode: Lexical, Filter: Filter{Scopes: []string{"s"}}})
+		if err != nil || len(r.Hits) != 1 || r.Hits[0].Path != want {
+			t.Fatalf("%q: %+v, %v; want %s; log %q, reconciled %d", q, r, err, want, lb, ix.reconciled)
+		}
+	}
 }
