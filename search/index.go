@@ -127,7 +127,9 @@ func (m *docMeta) share() {
 // tokens (docMeta.At, the fOp field) and the refresh list. 6: accents
 // folded in every word and both languages, French stop words with and
 // without accents, no "-ique" rule in the French stemmer, path words
-// folded (analysis.go). 8: docMeta.Sum.
+// folded (analysis.go). 8: docMeta.Sum. Not with how the same analysis
+// is computed: the mapping's cairn_words analysers (wordanalysis.go) give
+// what format 8's custom chains gave, so an index naming either is kept.
 const manifestFormat = 8
 
 const seqKey = "cairn.seq"

@@ -114,10 +114,10 @@ func (s *sharedText) analyze() {
 			for j, word := range words.keys {
 				n := words.n[j]
 				w := l.a.word(unsafe.Slice(unsafe.StringData(word), len(word)), words.typ[j])
-				for _, t := range w.terms {
-					terms.add(t, n, 0)
+				for k := range w.n {
+					terms.add(w.term(k), n, 0)
 				}
-				l.length += n * len(w.terms)
+				l.length += n * w.n
 			}
 			l.freqs = frequencies(terms)
 			putTally(terms)

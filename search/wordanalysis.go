@@ -72,7 +72,9 @@ func (a *wordAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	n := 0                       // tokens kept, in ts[:n], while no word gives two terms
 	var out analysis.TokenStream // past that
 	for i, t := range ts {
-		for j, term := range a.word(t.Term, t.Type).terms {
+		w := a.word(t.Term, t.Type)
+		for j := range w.n {
+			term := w.term(j)
 			x := t
 			if j == 0 {
 				setTermString(t, term)
@@ -114,14 +116,21 @@ func (a *wordAnalyzer) analyzeWord(term []byte, typ analysis.TokenType) *analyse
 		ts = f.Filter(ts)
 	}
 	w := newAnalysedWord(term, typ, ts)
-	a.words.put(w)
+	if len(term) <= maxCachedWord {
+		a.words.put(w)
+	}
 	return w
 }
 
-// newAnalysedWord lays a word and its terms out in two allocations, the
-// entry and one string holding the word and the terms, so that a lookup
-// follows two pointers and no more: a build looks up every word of every
-// text.
+// maxCachedWord bounds the words the cache keeps: a token is cut to
+// maxTokenRunes only by the filters, so the word the tokenizer gave can
+// be any length (a line of base64, a URL), and is rare at that length.
+const maxCachedWord = 256
+
+// newAnalysedWord lays a word and its terms out in two objects, the
+// entry and one string holding the word and the terms end to end: a
+// lookup follows two pointers, and the collector, which marks the caches
+// at each of a build's hundreds of cycles, finds one pointer in an entry.
 func newAnalysedWord(term []byte, typ analysis.TokenType, ts analysis.TokenStream) *analysedWord {
 	n := len(term)
 	for _, x := range ts {
@@ -129,20 +138,17 @@ func newAnalysedWord(term []byte, typ analysis.TokenType, ts analysis.TokenStrea
 	}
 	b := make([]byte, 0, n)
 	b = append(b, term...)
-	for _, x := range ts {
+	w := &analysedWord{typ: typ, n: len(ts)}
+	w.ends[0] = uint32(len(b))
+	for i, x := range ts {
+		if i >= len(w.ends)-1 {
+			w.more = append(w.more, string(x.Term))
+			continue
+		}
 		b = append(b, x.Term...)
+		w.ends[i+1] = uint32(len(b))
 	}
-	blob := string(b)
-	w := &analysedWord{word: blob[:len(term)], typ: typ}
-	w.terms = w.inline[:0]
-	if len(ts) > len(w.inline) {
-		w.terms = make([]string, 0, len(ts))
-	}
-	at := len(term)
-	for _, x := range ts {
-		w.terms = append(w.terms, blob[at:at+len(x.Term)])
-		at += len(x.Term)
-	}
+	w.blob = string(b)
 	return w
 }
 
@@ -159,10 +165,21 @@ func setTermString(t *analysis.Token, term string) {
 // analysedWord is a word as the tokenizer gave it and the terms the
 // filters made of it, never changed once made.
 type analysedWord struct {
-	word   string
-	typ    analysis.TokenType
-	terms  []string  // in inline when they fit
-	inline [2]string // a word gives two terms at most in our chains (onsFilter)
+	blob string    // the word, then its first two terms
+	ends [3]uint32 // where the word and those terms end in blob
+	n    int       // how many terms
+	typ  analysis.TokenType
+	more []string // the terms past the second: none in our chains (onsFilter adds one)
+}
+
+func (w *analysedWord) word() string { return w.blob[:w.ends[0]] }
+
+// term is the word's i-th term, i < w.n.
+func (w *analysedWord) term(i int) string {
+	if i >= len(w.ends)-1 {
+		return w.more[i-len(w.ends)+1]
+	}
+	return w.blob[w.ends[i]:w.ends[i+1]]
 }
 
 // wordCache is direct-mapped, as the stem caches are: a word's hash picks
@@ -183,12 +200,12 @@ func (c *wordCache) slot(w []byte) *atomic.Pointer[analysedWord] {
 
 // get is what the cache holds for a word and its type, or nil.
 func (c *wordCache) get(term []byte, typ analysis.TokenType) *analysedWord {
-	if w := c.slot(term).Load(); w != nil && w.word == string(term) && w.typ == typ {
+	if w := c.slot(term).Load(); w != nil && w.word() == string(term) && w.typ == typ {
 		return w
 	}
 	return nil
 }
 
 func (c *wordCache) put(w *analysedWord) {
-	c.slots[maphash.String(c.seed, w.word)%uint64(len(c.slots))].Store(w)
+	c.slots[maphash.String(c.seed, w.word())%uint64(len(c.slots))].Store(w)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,6 +91,39 @@ func TestWordAnalysisEqualsTheChain(t *testing.T) {
 		close(errs)
 		for e := range errs {
 			t.Fatal(e)
+		}
+	}
+}
+
+// echoes is a filter that follows each token with two copies of it,
+// marked: a chain that gives a word more terms than ours ever do.
+type echoes struct{}
+
+func (echoes) Filter(in analysis.TokenStream) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, 3*len(in))
+	for _, t := range in {
+		a, b := *t, *t
+		a.Term = append([]byte("a:"), t.Term...)
+		b.Term = append([]byte("b:"), t.Term...)
+		out = append(out, t, &a, &b)
+	}
+	return out
+}
+
+// A chain that gives a word three terms is still analysed as the chain
+// analyses it, from the cache too; and a word too long to be kept in the
+// cache is analysed all the same.
+func TestWordAnalysisOfThreeTerms(t *testing.T) {
+	chain := chainOf(t, "fr")
+	three := &analysis.DefaultAnalyzer{Tokenizer: chain.Tokenizer, TokenFilters: append(slices.Clone(chain.TokenFilters), echoes{})}
+	a := &wordAnalyzer{chain: three, words: newWordCache(64)}
+	long := strings.Repeat("mot", maxCachedWord)
+	for _, text := range []string{"Nous lançons la réunion, lançons-la !", "lançons " + long, "lançons " + long} {
+		want := stream(three.Analyze([]byte(text)))
+		for round := range 2 {
+			if got := stream(a.Analyze([]byte(text))); got != want {
+				t.Fatalf("round %d, %q:\nwords:\n%s\nchain:\n%s", round, text, got, want)
+			}
 		}
 	}
 }
