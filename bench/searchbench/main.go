@@ -37,6 +37,7 @@ func main() {
 	queries := flag.Int("queries", 300, "searches per mode")
 	data := flag.String("data", "../shared/data/locomo10.json", "LoCoMo file, for its sentences")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the searches here")
+	flag.DurationVar(&settle, "settle", 0, "wait this long after the build before the searches: Bleve's merges go on after it, on the cores the searches use")
 	flag.Parse()
 	profile = *prof
 	sents, err := corpus.Sentences(*data)
@@ -79,6 +80,7 @@ func run(n, words, queries int, sents []string) {
 	bleveSize := du(filepath.Join(dir, vault.CacheDir, "search", "bleve"))
 	vecSize := du(filepath.Join(dir, vault.CacheDir, "search", "vectors.bin"))
 
+	time.Sleep(settle)
 	caller := access.Caller{Principal: v.Owner(), Ceiling: access.RoleRead, Actor: "agent", Tool: "bench"}
 	lat := map[string]string{}
 	if profile != "" {
@@ -107,7 +109,10 @@ func run(n, words, queries int, sents []string) {
 		embed.Round(time.Millisecond), float64(heap)/1e6, lat["hybrid"], lat["lexical"], lat["semantic"])
 }
 
-var profile string
+var (
+	profile string
+	settle  time.Duration
+)
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
