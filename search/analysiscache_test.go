@@ -30,6 +30,28 @@ func cacheTexts(t *testing.T) []string {
 	)
 }
 
+// concurrently runs check on n goroutines, each with a random source of
+// its own, and fails t with what each returns that is not "".
+func concurrently(t *testing.T, n int, seed uint64, check func(g int, r *rand.Rand) string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if msg := check(g, rand.New(rand.NewPCG(uint64(g), seed))); msg != "" {
+				errs <- msg
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
 // stream is a token stream as comparable text.
 func stream(ts analysis.TokenStream) string {
 	var b strings.Builder
@@ -95,34 +117,22 @@ func TestCachedAnalysisUnderCollisionsAndConcurrency(t *testing.T) {
 			want[l] = append(want[l], stream(ref.Analyze([]byte(text))))
 		}
 	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8)
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(g), 7))
-			for range 3 * len(texts) {
-				i := r.IntN(len(texts))
-				order := []string{"en", "fr"}
-				if r.IntN(2) == 0 {
-					order = []string{"fr", "en"}
-				}
-				order = order[:1+r.IntN(2)]
-				for _, l := range order {
-					if got := stream(pairs[l].cached.Analyze([]byte(texts[i]))); got != want[l][i] {
-						errs <- fmt.Sprintf("goroutine %d, %s, text %d %.40q:\ncached:\n%s\nBleve:\n%s", g, l, i, texts[i], got, want[l][i])
-						return
-					}
+	concurrently(t, 4, 7, func(g int, r *rand.Rand) string {
+		for range 3 * len(texts) {
+			i := r.IntN(len(texts))
+			order := []string{"en", "fr"}
+			if r.IntN(2) == 0 {
+				order = []string{"fr", "en"}
+			}
+			order = order[:1+r.IntN(2)]
+			for _, l := range order {
+				if got := stream(pairs[l].cached.Analyze([]byte(texts[i]))); got != want[l][i] {
+					return fmt.Sprintf("goroutine %d, %s, text %d %.40q:\ncached:\n%s\nBleve:\n%s", g, l, i, texts[i], got, want[l][i])
 				}
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
+		}
+		return ""
+	})
 	share.mu.Lock()
 	defer share.mu.Unlock()
 	held := 0

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -67,31 +66,19 @@ func TestWordAnalysisEqualsTheChain(t *testing.T) {
 		}
 		small := &wordAnalyzer{chain: chain, words: newWordCache(7)}
 		big := &wordAnalyzer{chain: chain, words: newWordCache(wordSlots)}
-		var wg sync.WaitGroup
-		errs := make(chan string, 8)
-		for g := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := rand.New(rand.NewPCG(uint64(g), 11))
-				for range 2 * len(texts) {
-					i := r.IntN(len(texts))
-					a := small
-					if r.IntN(2) == 0 {
-						a = big
-					}
-					if got := stream(a.Analyze([]byte(texts[i]))); got != want[i] {
-						errs <- fmt.Sprintf("goroutine %d, %s, text %d %.60q:\nwords:\n%s\nchain:\n%s", g, l, i, texts[i], got, want[i])
-						return
-					}
+		concurrently(t, 4, 11, func(g int, r *rand.Rand) string {
+			for range 2 * len(texts) {
+				i := r.IntN(len(texts))
+				a := small
+				if r.IntN(2) == 0 {
+					a = big
 				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for e := range errs {
-			t.Fatal(e)
-		}
+				if got := stream(a.Analyze([]byte(texts[i]))); got != want[i] {
+					return fmt.Sprintf("goroutine %d, %s, text %d %.60q:\nwords:\n%s\nchain:\n%s", g, l, i, texts[i], got, want[i])
+				}
+			}
+			return ""
+		})
 	}
 }
 
