@@ -193,9 +193,7 @@ func (k *Keeper) Building() *BuildState {
 	defer b.mu.Unlock()
 	st := &BuildState{Index: b.ix, Todo: b.todo, Done: int(b.done.Load())}
 	if b.texts != nil {
-		b.texts.mu.Lock()
-		st.Kept = b.texts.held
-		b.texts.mu.Unlock()
+		st.Kept = b.texts.size()
 	}
 	return st
 }

@@ -98,3 +98,10 @@ func (c *scanTexts) forget(p string) {
 	}
 	delete(c.opened, p)
 }
+
+// size is the bytes of the texts kept.
+func (c *scanTexts) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held
+}
