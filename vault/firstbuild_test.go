@@ -223,3 +223,107 @@ func TestSearchDuringTheBuildReadsANoteWrittenSinceAgain(t *testing.T) {
 		t.Errorf("a search after %s was written does not find its new word %q", p, word)
 	}
 }
+
+// A first build lets a search answering from its index go first: on 2
+// cores a step's analysis took a core from the search's scan. Held in the
+// middle of its answer, the search keeps the build from its next step
+// until it is done.
+func TestTheFirstBuildLetsAnAnswerGoFirst(t *testing.T) {
+	v, dir := sampleVault(t)
+	v.Close()
+	if err := os.RemoveAll(v.index.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	step, bound := indexing.Step, indexing.AnswerFirst
+	indexing.Step, indexing.AnswerFirst = 10, time.Hour
+	var mu sync.Mutex
+	var events []string
+	event := func(e string) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	held, goOn := make(chan struct{}), make(chan struct{})        // the build, at its second step
+	answering, answer := make(chan struct{}), make(chan struct{}) // the search
+	yielding, past := make(chan struct{}), make(chan struct{})
+	var holdBuild, holdSearch, yielded, passed, letBuild, letSearch sync.Once
+	indexing.TestHooks.Build = func(done, total int) {
+		event(fmt.Sprintf("step %d", done))
+		if done == 20 {
+			passed.Do(func() { close(past) })
+		}
+		if done == 10 {
+			holdBuild.Do(func() {
+				close(held)
+				<-goOn
+			})
+		}
+	}
+	indexing.TestHooks.Answering = func() {
+		holdSearch.Do(func() {
+			close(answering)
+			<-answer
+		})
+	}
+	indexing.TestHooks.Yielding = func() {
+		event("yield")
+		yielded.Do(func() { close(yielding) })
+	}
+	release := func() {
+		letBuild.Do(func() { close(goOn) })
+		letSearch.Do(func() { close(answer) })
+	}
+	v2, err := Open(dir, Options{Quiet: testQuiet, AnswerDuringBuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		release()
+		v2.Close()
+		indexing.TestHooks.Build, indexing.TestHooks.Answering, indexing.TestHooks.Yielding = nil, nil, nil
+		indexing.Step, indexing.AnswerFirst = step, bound
+	})
+	go v2.SearchIndex()
+	wait := func(ch chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%s never came", what)
+		}
+	}
+	wait(held, "the build's second step")
+	type reply struct {
+		r   *SearchResult
+		err error
+	}
+	got := make(chan reply, 1)
+	go func() {
+		r, err := v2.Search(context.Background(), owner, SearchArgs{Query: "rollback", Mode: "lexical"})
+		got <- reply{r, err}
+	}()
+	wait(answering, "the search")
+	letBuild.Do(func() { close(goOn) })
+	select {
+	case <-yielding:
+	case <-past:
+		t.Fatal("the build went on to its third step while a search answered from it")
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the build never waited for the search")
+	}
+	event("search let go")
+	letSearch.Do(func() { close(answer) })
+	rep := <-got
+	if rep.err != nil || !strings.Contains(rep.r.Notice, "still being built") {
+		t.Fatalf("search during the build: %v, notice %q: want an answer from the build", rep.err, rep.r.Notice)
+	}
+	if _, err := v2.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	i, j := slices.Index(events, "search let go"), slices.Index(events, "step 20")
+	if i < 0 || j < i || !slices.Contains(events[:i], "yield") {
+		t.Errorf("events %v: want the build to wait at step 10 until the search is let go, then go on", events)
+	}
+}

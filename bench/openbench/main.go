@@ -1,7 +1,7 @@
 // Command openbench times a server's open of a fresh clone (vault.Open as
 // package host makes it: exclusive, the index opened early), the wait
 // every call of a fresh clone's server makes before it runs (issue 34),
-// optionally with a CPU profile. The vault (bench/corpus, ~300-word
+// optionally with a CPU profile or an execution trace. The vault (bench/corpus, ~300-word
 // notes, one commit each) is generated once under -dir and kept; each
 // run clones it again, or with -reclone=false removes the clone's caches:
 //
@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
@@ -27,6 +28,7 @@ func main() {
 	n := flag.Int("notes", 100000, "notes")
 	dir := flag.String("dir", "/tmp/openbench", "keep the generated vault here")
 	cpu := flag.String("cpuprofile", "", "CPU profile of the open")
+	tr := flag.String("trace", "", "execution trace of the open (go tool trace)")
 	warm := flag.Bool("warm", false, "open the clone again as it is")
 	query := flag.String("search", "", "then search for this, as a server's first search, and time it")
 	full := flag.Bool("index", false, "then wait for the search index to hold every note, and time it")
@@ -58,6 +60,12 @@ func main() {
 		must(err)
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
+	}
+	if *tr != "" {
+		f, err := os.Create(*tr)
+		must(err)
+		must(trace.Start(f))
+		defer trace.Stop()
 	}
 	t0 := time.Now()
 	var locked time.Duration

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cairn-dev/cairn/search"
 )
@@ -84,6 +85,11 @@ func (b *firstBuild) pending(scopeOf ScopeFunc, scopes []string) int {
 // runs, or one of a single step (the caller waits for it). The result's
 // notice says how many notes are not indexed and what was read of them.
 func (k *Keeper) partialSearch(ctx context.Context, q search.Query) (*search.Index, *search.Result, bool, error) {
+	k.answering.Add(1)
+	defer k.answering.Add(-1)
+	if TestHooks.Answering != nil {
+		TestHooks.Answering()
+	}
 	s := k
 	s.openMu.Lock()
 	_, begun, _ := k.startIndexLocked()
@@ -196,4 +202,27 @@ func (k *Keeper) Building() *BuildState {
 		st.Kept = b.texts.size()
 	}
 	return st
+}
+
+// AnswerFirst bounds how long a first build waits, before each step, for
+// the searches answering from its index meanwhile (partialSearch): on 2
+// cores a step's analysis took a core from the search's parallel scan,
+// and the fresh clone's first answer came after the open and a scan
+// shared with the build. The build does the same work either way; under
+// a constant stream of searches it still indexes a step a second.
+var AnswerFirst = laneYield
+
+// letAnswersGo waits, at most AnswerFirst, while a search answers from
+// the first build's index.
+func (k *Keeper) letAnswersGo() {
+	if k.answering.Load() == 0 {
+		return
+	}
+	if TestHooks.Yielding != nil {
+		TestHooks.Yielding()
+	}
+	deadline := time.Now().Add(AnswerFirst)
+	for k.answering.Load() > 0 && !k.stopping.Load() && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
 }

@@ -174,6 +174,9 @@ type Keeper struct {
 	laneMu    sync.Mutex
 	lane      lane         // long notes, indexed in the background (lane.go)
 	searching atomic.Int32 // searches and recalls running, which the lane lets go first
+	// answering are the searches answering from a first build's index
+	// while it runs (partialSearch), which its steps let go first.
+	answering atomic.Int32
 }
 
 // New makes the keeper of a vault's index; nothing is opened yet.

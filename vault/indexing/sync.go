@@ -40,6 +40,11 @@ var TestHooks struct {
 	// Listing runs in an index's open before its first sync lists the
 	// notes to index (a first build's searches meanwhile: firstbuild.go).
 	Listing func()
+	// Answering runs when a search begins to answer from a first build's
+	// index (partialSearch): a test holds it there.
+	Answering func()
+	// Yielding runs when a first build's step waits for such a search.
+	Yielding func()
 }
 
 // Sync brings the live index up to date: with full, by comparing every
@@ -182,6 +187,7 @@ func (k *Keeper) apply(ix *search.Index, todo, gone []string) error {
 			if TestHooks.Build != nil {
 				TestHooks.Build(i, len(todo))
 			}
+			k.letAnswersGo()
 		}
 		FollowBuild(i, len(todo))
 		docs := st.step(i)
