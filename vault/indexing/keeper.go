@@ -144,6 +144,9 @@ type Keeper struct {
 	// begun is closed once the first open has begun its build (a search
 	// may then answer from it: firstbuild.go), or has ended.
 	begun chan struct{}
+	// known is closed once the first open has made its build known
+	// (build), moments after the catalog is loaded, or has ended.
+	known chan struct{}
 	// opens are the index's opens running, to their very end (the heap
 	// returned, the collector's setting restored, after opening is
 	// closed): Close waits for them, so none outlives the vault.

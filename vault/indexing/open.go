@@ -58,20 +58,22 @@ func (k *Keeper) startIndexLocked() (wait, begun chan struct{}, err error) {
 		if s.stopping.Load() {
 			return nil, nil, errClosed
 		}
-		wait, begun = make(chan struct{}), make(chan struct{})
-		s.opening, s.begun = wait, begun
-		s.opens.Go(func() { k.openIndex(wait, begun) })
+		wait, begun, known := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		s.opening, s.begun, s.known = wait, begun, known
+		s.opens.Go(func() { k.openIndex(wait, begun, known) })
 	}
 	return wait, begun, err
 }
 
 // openIndex opens the index in its folder, brings it up to date with
 // every note and queues the missing vectors; then it ends the wait of
-// the searches (done). begun is closed once the build knows what it
-// indexes (or the open ends).
-func (k *Keeper) openIndex(done, begun chan struct{}) {
+// the searches (done). known is closed once the build is made known
+// (build), begun once it knows what it indexes (or the open ends).
+func (k *Keeper) openIndex(done, begun, known chan struct{}) {
 	announce := sync.OnceFunc(func() { close(begun) })
 	defer announce()
+	tell := sync.OnceFunc(func() { close(known) })
+	defer tell()
 	if err := k.removeLeftovers(); err != nil {
 		k.cfg.Logf("search index: %v", err)
 	}
@@ -95,12 +97,19 @@ func (k *Keeper) openIndex(done, begun chan struct{}) {
 	opened := k.notes.OpenTexts()
 	if err == nil {
 		b := &firstBuild{ix: ix, started: announce, texts: newScanTexts(opened, k.statNote)}
-		k.build.Store(b)
 		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
 			restore = LeanGC()
+			b.early = k.everyNote(b)
 		}
+		k.build.Store(b)
+		tell()
 		if TestHooks.Listing != nil {
 			TestHooks.Listing()
+		}
+		if b.early != nil {
+			// Listing the notes to index takes a build from nothing
+			// 0.3 s at 100,000 notes: the search made at once goes first.
+			k.letAnswersGo()
 		}
 		err = k.Sync(true)
 		k.build.Store(nil)
@@ -121,7 +130,7 @@ func (k *Keeper) openIndex(done, begun chan struct{}) {
 	s.openMu.Lock()
 	s.notice, s.err = notice, err
 	s.ready.Store(err == nil)
-	s.opening, s.begun = nil, nil
+	s.opening, s.begun, s.known = nil, nil, nil
 	close(done)
 	s.openMu.Unlock()
 	// What the open freed (a first build's note texts and Bleve batches,
