@@ -96,7 +96,7 @@ func (k *Keeper) openIndex(done, begun, known chan struct{}) {
 	// Taken whatever follows: the vault holds them until then.
 	opened := k.notes.OpenTexts()
 	if err == nil {
-		b := &firstBuild{ix: ix, started: announce, texts: newScanTexts(opened, k.statNote)}
+		b := &firstBuild{ix: ix, started: announce, texts: newScanTexts(opened, k.statNote), began: time.Now()}
 		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
 			restore = LeanGC()
 			b.early = k.everyNote(b)
@@ -109,7 +109,7 @@ func (k *Keeper) openIndex(done, begun, known chan struct{}) {
 		if b.early != nil {
 			// Listing the notes to index takes a build from nothing
 			// 0.3 s at 100,000 notes: the search made at once goes first.
-			k.letAnswersGo()
+			k.letAnswersGo(b)
 		}
 		err = k.Sync(true)
 		k.build.Store(nil)

@@ -187,7 +187,7 @@ func (k *Keeper) apply(ix *search.Index, todo, gone []string) error {
 			if TestHooks.Build != nil {
 				TestHooks.Build(i, len(todo))
 			}
-			k.letAnswersGo()
+			k.letAnswersGo(b)
 		}
 		FollowBuild(i, len(todo))
 		docs := st.step(i)
