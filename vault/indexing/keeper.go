@@ -178,7 +178,8 @@ type Keeper struct {
 	lane      lane         // long notes, indexed in the background (lane.go)
 	searching atomic.Int32 // searches and recalls running, which the lane lets go first
 	// answering are the searches answering from a first build's index
-	// while it runs (partialSearch), which its steps let go first.
+	// (partialSearch) until their scan of the notes not indexed ends:
+	// the build lets them go first (letAnswersGo).
 	answering atomic.Int32
 }
 

@@ -43,7 +43,8 @@ var TestHooks struct {
 	// Answering runs when a search begins to answer from a first build's
 	// index (partialSearch): a test holds it there.
 	Answering func()
-	// Yielding runs when a first build's step waits for such a search.
+	// Yielding runs when a first build waits for such a search (before
+	// its list or a step: letAnswersGo).
 	Yielding func()
 }
 
