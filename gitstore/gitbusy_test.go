@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -134,12 +135,21 @@ func shellThatBecomesGitPull(t *testing.T) (dir string, pid int, release func())
 	ready := filepath.Join(t.TempDir(), "ready")
 	sh := exec.Command("sh", "-c", `while [ ! -e "$1" ]; do sleep 0.01; done; exec git pull -q --upload-pack "sleep 2; git-upload-pack" "$2" main`, "sh", ready, remote)
 	sh.Dir = d
+	// In a process group of its own: git pull runs git fetch and the
+	// upload-pack command, which outlived a kill of the shell alone and
+	// wrote into .git while the test's folder was being removed.
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := sh.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		sh.Process.Kill() // a failure leaves it waiting
+		syscall.Kill(-sh.Process.Pid, syscall.SIGKILL) // a failure leaves it waiting
 		sh.Wait()
+		// Until no process of the group is left (the kill is delivered
+		// to each in its own time); bounded, for a process that hangs.
+		for deadline := time.Now().Add(time.Minute); syscall.Kill(-sh.Process.Pid, 0) == nil && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
 	})
 	release = func() {
 		t.Helper()
