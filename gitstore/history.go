@@ -248,7 +248,7 @@ func (s *Store) Changed(paths []string) ([]string, error) {
 		// Every tree of HEAD was read once, and with them, out of a pack,
 		// every older version each was stored as a delta of (go-git keeps
 		// the bases it decodes): on a fresh clone of 10,000 notes this
-		// filled the object cache, 16 MiB, with trees nothing reads again,
+		// filled the object cache (16 MiB then) with trees nothing reads again,
 		// held for as long as the server ran and doubled by the collector's
 		// headroom under the writes that followed (issue 34). This runs at
 		// a start and a sync, not per write: the cache is emptied.

@@ -203,8 +203,13 @@ func openRepository(dir string) (*git.Repository, error) {
 // MiB, is most of what a server may hold at 10,000 notes (issue 16: 150
 // MiB), and a history walk filled it with trees read once (62 MiB at
 // 10,000 commits). What is read again is small: a write's root and folder
-// trees, the last commits that activity and sessions read.
-const objectCache = 16 * cache.MiByte
+// trees, the last commits that activity and sessions read. At 16 MiB a
+// fresh 10,000-note clone's writes filled it again with the delta bases
+// of the folder trees they read (19 MiB at their peak), and the server
+// held 195-203 MiB after 1,000 writes, where issue 34 asks 200; at 8 MiB,
+// 178 MiB, the writes no slower (docs/benchmarks.md, "The first search
+// goes first").
+const objectCache = 8 * cache.MiByte
 
 // openRepositoryCache is openRepository with the object cache objects.
 func openRepositoryCache(dir string, objects cache.Object) (*git.Repository, error) {
