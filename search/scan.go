@@ -51,8 +51,9 @@ const (
 // core, up to 4. What it is made during (a first build, the lane of long
 // notes, a Rebuild) waits for the searches before each of its steps,
 // within bounds (vault/indexing), so the cores are the search's but for
-// the end of a step. On half of them, a fresh clone's first search at 10,000 notes
-// took 0.32-0.44 s instead of 0.27-0.34 s (bench/openbench -search).
+// the end of a step. On half of them, a fresh clone's first search at
+// 10,000 notes took 0.32-0.44 s instead of 0.27-0.34 s (bench/openbench
+// -search).
 func scanWorkers() int { return min(runtime.NumCPU(), 4) }
 
 // scanScored is how many of the notes that may hold the query's words are

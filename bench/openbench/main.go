@@ -1,9 +1,10 @@
 // Command openbench times a server's open of a fresh clone (vault.Open as
 // package host makes it: exclusive, the index opened early), the wait
 // every call of a fresh clone's server makes before it runs (issue 34),
-// optionally with a CPU profile or an execution trace. The vault (bench/corpus, ~300-word
-// notes, one commit each) is generated once under -dir and kept; each
-// run clones it again, or with -reclone=false removes the clone's caches:
+// optionally with a CPU profile or an execution trace. The vault
+// (bench/corpus, ~300-word notes, one commit each) is generated once
+// under -dir and kept; each run clones it again, or with -reclone=false
+// removes the clone's caches:
 //
 //	go run ./bench/openbench -notes 100000 -dir /tmp/openbench -cpuprofile open.pprof
 package main

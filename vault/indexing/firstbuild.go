@@ -98,42 +98,9 @@ func (k *Keeper) partialSearch(ctx context.Context, q search.Query) (*search.Ind
 	if TestHooks.Answering != nil {
 		TestHooks.Answering()
 	}
-	s := k
-	s.openMu.Lock()
-	_, begun, _ := k.startIndexLocked()
-	known := s.known
-	s.openMu.Unlock()
-	b, listed := k.build.Load(), (*firstBuild)(nil)
-	if begun != nil {
-		select {
-		case <-begun:
-			b = k.build.Load()
-		default:
-			if b == nil {
-				// The open has not made its build known: it does once
-				// the catalog is loaded (a search after the vault's open
-				// finds it loaded), with every note listed (everyNote).
-				select {
-				case <-known:
-					b = k.build.Load()
-				case <-ctx.Done():
-					return nil, nil, true, fmt.Errorf("search index: still being opened: %w", ctx.Err())
-				}
-			}
-			// A build from nothing: until it has listed the notes to
-			// index, every note is unindexed.
-			if listed = k.listing(b); listed == nil {
-				select {
-				case <-begun:
-					b = k.build.Load()
-				case <-ctx.Done():
-					return nil, nil, true, fmt.Errorf("search index: still being opened: %w", ctx.Err())
-				}
-			}
-		}
-	}
-	if listed == nil {
-		listed = b
+	b, listed, err := k.answerFrom(ctx)
+	if err != nil {
+		return nil, nil, true, err
 	}
 	if b == nil || listed.indexed() <= Step {
 		return nil, nil, false, nil // none, or one step: wait for it
@@ -168,6 +135,57 @@ func (k *Keeper) partialSearch(ctx context.Context, q search.Query) (*search.Ind
 		res.Notice = note
 	}
 	return b.ix, res, true, nil
+}
+
+// answerFrom is the first build a search may answer from (b, nil when
+// none runs) and its progress as the search sees it (listed): before a
+// build from nothing has listed the notes it indexes, every note,
+// unindexed (listing). It waits for the open to make its build known,
+// and for a build that is not from nothing to list its notes.
+func (k *Keeper) answerFrom(ctx context.Context) (b, listed *firstBuild, err error) {
+	k.openMu.Lock()
+	_, begun, _ := k.startIndexLocked()
+	known := k.known
+	k.openMu.Unlock()
+	b = k.build.Load()
+	if begun != nil {
+		select {
+		case <-begun:
+			b = k.build.Load()
+		default:
+			if b == nil {
+				// The open has not made its build known: it does once
+				// the catalog is loaded (a search after the vault's open
+				// finds it loaded), with every note listed (everyNote).
+				if err := waitFor(ctx, known); err != nil {
+					return nil, nil, err
+				}
+				b = k.build.Load()
+			}
+			// A build from nothing: until it has listed the notes to
+			// index, every note is unindexed.
+			if listed = k.listing(b); listed == nil {
+				if err := waitFor(ctx, begun); err != nil {
+					return nil, nil, err
+				}
+				b = k.build.Load()
+			}
+		}
+	}
+	if listed == nil {
+		listed = b
+	}
+	return b, listed, nil
+}
+
+// waitFor waits until ch is closed, or ctx ends (an error saying so).
+func waitFor(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("search index: still being opened: %w", ctx.Err())
+	}
 }
 
 // listing is the progress of b, a first build from nothing that has not
@@ -252,9 +270,5 @@ func (k *Keeper) letAnswersGo(b *firstBuild) {
 	if TestHooks.Yielding != nil {
 		TestHooks.Yielding()
 	}
-	t0 := time.Now()
-	for k.answering.Load() > 0 && !k.stopping.Load() && time.Since(t0) < room {
-		time.Sleep(2 * time.Millisecond)
-	}
-	b.waited += time.Since(t0)
+	b.waited += k.yieldWhile(func() bool { return k.answering.Load() > 0 }, room)
 }

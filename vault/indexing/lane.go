@@ -127,10 +127,17 @@ func (k *Keeper) runLane(idle chan struct{}) {
 // yieldToSearches waits, at most laneYield, until no search is running
 // (or the vault closes, or a Rebuild pauses the lane).
 func (k *Keeper) yieldToSearches() {
-	deadline := time.Now().Add(laneYield)
-	for k.searching.Load() > 0 && !k.stopping.Load() && !k.lane.paused.Load() && time.Now().Before(deadline) {
+	k.yieldWhile(func() bool { return k.searching.Load() > 0 && !k.lane.paused.Load() }, laneYield)
+}
+
+// yieldWhile waits while running says searches run, at most bound and
+// not once the vault closes, and returns how long it waited.
+func (k *Keeper) yieldWhile(running func() bool, bound time.Duration) time.Duration {
+	t0 := time.Now()
+	for running() && !k.stopping.Load() && time.Since(t0) < bound {
 		time.Sleep(5 * time.Millisecond)
 	}
+	return time.Since(t0)
 }
 
 // SearchRuns counts a search (or recall) while it runs, for the lane to
