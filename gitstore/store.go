@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -48,6 +49,7 @@ type Store struct {
 	versions *versionMap
 	build    *versionBuild // the first map, being built (see startBuild)
 	graph    *graphWrite   // git writing a commit-graph meanwhile (commitgraph.go)
+	asking   atomic.Int32  // reads and writes asking git for a version meanwhile (AskingGit)
 	dirty    bool          // versions changed since last persisted
 	// indexWarning is set when a commit landed but the index could not be
 	// updated; IndexWarning hands it out once.

@@ -27,8 +27,16 @@ func newIndexKeeper(v *Vault, answerDuringBuild bool) *indexing.Keeper {
 		MaxReadBytes:      maxReadBytes,
 		Embedder:          v.searchEmbedder,
 		AnswerDuringBuild: answerDuringBuild,
+		Yield:             v.askingGit,
 		Logf:              func(format string, args ...any) { SearchLog(format, args...) },
 	})
+}
+
+// askingGit says whether a read or a write waits for git to give a
+// note's version while the version map builds (gitstore.AskingGit): a
+// first index build lets it go first.
+func (v *Vault) askingGit() bool {
+	return v.store != nil && v.store.AskingGit()
 }
 
 // loadedHook, when set (tests), is called by Open once the catalog is

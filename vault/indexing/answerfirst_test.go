@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -40,5 +41,31 @@ func TestABuildWaitsForSearchesWithinItsShare(t *testing.T) {
 	k.letAnswersGo(b)
 	if yielded != 1 {
 		t.Errorf("waited with no search scanning")
+	}
+}
+
+// A build waits the same way while Config.Yield says a call waits for
+// work outside the index (a note's version asked of git), and not once it
+// says none does.
+func TestABuildWaitsWhileYieldSaysACallWaits(t *testing.T) {
+	bound := AnswerFirst
+	AnswerFirst = time.Hour
+	t.Cleanup(func() { AnswerFirst, TestHooks.Yielding = bound, nil })
+	var asking atomic.Bool
+	asking.Store(true)
+	k := &Keeper{cfg: Config{Yield: asking.Load}}
+	yielded := 0
+	TestHooks.Yielding = func() {
+		yielded++
+		go func() { time.Sleep(10 * time.Millisecond); asking.Store(false) }()
+	}
+	b := &firstBuild{began: time.Now()}
+	k.letAnswersGo(b)
+	if yielded != 1 || asking.Load() || b.waited <= 0 {
+		t.Fatalf("waited %d times (%s), the call still waiting: %v; want one wait, until it was done", yielded, b.waited, asking.Load())
+	}
+	k.letAnswersGo(b)
+	if yielded != 1 {
+		t.Errorf("waited with no call waiting")
 	}
 }

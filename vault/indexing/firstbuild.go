@@ -258,9 +258,10 @@ var AnswerFirst = laneYield
 const answerShare = 4
 
 // letAnswersGo waits while a search answering from b scans the notes not
-// indexed, within AnswerFirst and b's share of waits.
+// indexed, or a call waits for what Config.Yield names, within
+// AnswerFirst and b's share of waits.
 func (k *Keeper) letAnswersGo(b *firstBuild) {
-	if k.answering.Load() == 0 {
+	if !k.callsWaiting() {
 		return
 	}
 	room := min(AnswerFirst, AnswerFirst+time.Since(b.began)/answerShare-b.waited)
@@ -270,5 +271,11 @@ func (k *Keeper) letAnswersGo(b *firstBuild) {
 	if TestHooks.Yielding != nil {
 		TestHooks.Yielding()
 	}
-	b.waited += k.yieldWhile(func() bool { return k.answering.Load() > 0 }, room)
+	b.waited += k.yieldWhile(k.callsWaiting, room)
+}
+
+// callsWaiting says whether a search answering from a first build scans
+// the notes not indexed, or a call waits for what Config.Yield names.
+func (k *Keeper) callsWaiting() bool {
+	return k.answering.Load() > 0 || k.cfg.Yield != nil && k.cfg.Yield()
 }

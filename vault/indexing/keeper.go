@@ -100,6 +100,11 @@ type Config struct {
 	Embedder func() (emb search.Embedder, notice string)
 	// AnswerDuringBuild: see vault.Options.AnswerDuringBuild.
 	AnswerDuringBuild bool
+	// Yield, when set, says whether a call is waiting for work outside
+	// the index that a first build's steps would take the cores from (a
+	// note's version asked of git while the version map builds): the
+	// build waits for it as for a search's scan (letAnswersGo).
+	Yield func() bool
 	// Logf receives the index's log lines (Log when nil).
 	Logf func(format string, args ...any)
 }
