@@ -11,8 +11,9 @@
 // For each size of -notes and each depth of -history, a vault is
 // generated (notes of real English sentences, bench/corpus), spread over
 // that many commits, adopted by `vault.Init`, then `git clone`d, so that
-// no .cairn cache exists. Two scenarios run on the clone, one after the
-// other:
+// no .cairn cache exists (or, with -clone cairn, cloned by the measured
+// binary's `cairn clone`, which builds and saves the version map, timed).
+// Two scenarios run on the clone, one after the other:
 //
 //   - fresh clone: the first `cairn serve` of the clone;
 //   - warm: a second start on the same clone, with the caches the first
@@ -66,6 +67,8 @@ type config struct {
 	cpuprofile string
 	// warmCopy is a clone indexed once: measure warm starts on copies of it.
 	warmCopy string
+	// cloneWith is what clones the generated vault: git or cairn.
+	cloneWith string
 }
 
 func main() {
@@ -103,8 +106,12 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.bin, "bin", "", "measure this cairn binary (e.g. one built from an older commit, for a before/after) instead of building ./cmd/cairn")
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write each served process's CPU profile into this folder (cpu-NOTES-SCENARIO.pprof; the binary must read $CAIRN_CPUPROFILE). A server still saving 5 s after its client closed is killed and leaves the file empty: give it -quiet 20s")
 	fs.StringVar(&c.warmCopy, "warm-copy", "", "measure a warm start alone, on a copy of this clone (one a first start indexed, e.g. by cairn search), generated with -notes notes; -history is not used")
+	fs.StringVar(&c.cloneWith, "clone", "git", "what clones the generated vault: git (git clone: the first serve builds the version map, as after a person's git clone) or cairn (the binary's cairn clone, which builds and saves it; its time is logged)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if c.cloneWith != "git" && c.cloneWith != "cairn" {
+		return c, fmt.Errorf("-clone: %q is neither git nor cairn", c.cloneWith)
 	}
 	if c.warmCopy != "" {
 		if _, err := os.Stat(c.warmCopy + "/.git"); err != nil {

@@ -80,6 +80,20 @@ func run(c config, sents []string, tmp string, log io.Writer) ([]row, error) {
 	return rows, nil
 }
 
+// cloneVault clones gen into clone with git, or with bin's cairn clone
+// (-clone cairn), whose time it logs.
+func cloneVault(c config, bin, gen, clone string, log io.Writer) error {
+	if c.cloneWith == "git" {
+		return corpus.Git(filepath.Dir(clone), "clone", "-q", gen, clone)
+	}
+	t0 := time.Now()
+	if out, err := exec.Command(bin, "clone", gen, clone).CombinedOutput(); err != nil {
+		return fmt.Errorf("cairn clone: %w: %s", err, out)
+	}
+	logf(log, "cairn clone took %s", time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
 // runVault generates a vault of n notes in commits commits, clones it and
 // measures the clone's first start, then its second.
 func runVault(c config, bin string, sents []string, tmp string, n, commits int, log io.Writer) ([]row, error) {
@@ -107,7 +121,7 @@ func runVault(c config, bin string, sents []string, tmp string, n, commits int, 
 			return nil, err
 		}
 	}
-	if err := corpus.Git(tmp, "clone", "-q", gen, clone); err != nil {
+	if err := cloneVault(c, bin, gen, clone, log); err != nil {
 		return nil, err
 	}
 	out, err := exec.Command("git", "-C", clone, "rev-list", "--count", "HEAD").Output()
