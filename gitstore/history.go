@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -233,28 +234,58 @@ func (s *Store) headBlobLocked(head plumbing.Hash, path string) (plumbing.Hash, 
 	return e.hash, nil
 }
 
+// headBlobs maps every file of HEAD's tree to its blob. Only HEAD's
+// tree hash is read under s.mu: the tree itself is read with a repository
+// handle of its own once s.mu is let go. Read under s.mu, its 100,000
+// entries held every search (Head) and read for as long: the watcher's
+// first stray scan does it when a fresh clone's version map arrives, in
+// the middle of the index build. The handle's cache goes with it: read
+// through the store's, the trees and the older versions each was stored
+// as a delta of filled the object cache (16 MiB then) on a fresh clone of
+// 10,000 notes with what nothing reads again (issue 34).
+func (s *Store) headBlobs() (map[string]plumbing.Hash, error) {
+	s.mu.Lock()
+	root, err := s.headTreeHashLocked()
+	s.mu.Unlock()
+	committed := map[string]plumbing.Hash{}
+	if err != nil || root.IsZero() {
+		return committed, err
+	}
+	if lockFreeHook != nil {
+		lockFreeHook()
+	}
+	repo, err := openRepositoryCache(s.dir, cache.NewObjectLRU(buildCache))
+	if err != nil {
+		return nil, err
+	}
+	defer closeRepository(repo)
+	err = newRawWalker(repo.Storer).diff(plumbing.ZeroHash, root, false, nil, func(p []byte, _, h plumbing.Hash) { committed[string(p)] = h })
+	return committed, err
+}
+
+// headTreeHashLocked brings the version map up to date (a stray scan
+// compares the notes with the HEAD it knows), and returns the hash of
+// HEAD's tree (zero on an unborn branch).
+func (s *Store) headTreeHashLocked() (plumbing.Hash, error) {
+	if err := s.refreshLocked(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	head, err := s.headHash()
+	if err != nil || head.IsZero() {
+		return plumbing.ZeroHash, err
+	}
+	c, err := readCommit(s.repo.Storer, head)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.tree, nil
+}
+
 // Changed returns, among paths, those whose file on disk differs from what
 // HEAD holds: changed, deleted (tracked, now absent) or new (untracked). It
 // reads HEAD's tree once and hashes the files on every core.
 func (s *Store) Changed(paths []string) ([]string, error) {
-	s.mu.Lock()
-	committed := map[string]plumbing.Hash{}
-	err := s.refreshLocked()
-	if err == nil {
-		var tree *object.Tree
-		if tree, _, err = s.headTree(); err == nil && tree != nil {
-			err = newRawWalker(s.repo.Storer).diff(plumbing.ZeroHash, tree.Hash, false, nil, func(p []byte, _, h plumbing.Hash) { committed[string(p)] = h })
-		}
-		// Every tree of HEAD was read once, and with them, out of a pack,
-		// every older version each was stored as a delta of (go-git keeps
-		// the bases it decodes): on a fresh clone of 10,000 notes this
-		// filled the object cache (16 MiB then) with trees nothing reads again,
-		// held for as long as the server ran and doubled by the collector's
-		// headroom under the writes that followed (issue 34). This runs at
-		// a start and a sync, not per write: the cache is emptied.
-		s.objects.Clear()
-	}
-	s.mu.Unlock()
+	committed, err := s.headBlobs()
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD: %w", err)
 	}

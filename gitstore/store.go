@@ -43,6 +43,10 @@ type Store struct {
 	gitDir string
 	opts   Options
 
+	// saving is held by Persist and Close from their copy of the version
+	// map until its file is written (taken before mu), so the file never
+	// goes back to an older copy.
+	saving   sync.Mutex
 	mu       sync.Mutex
 	repo     *git.Repository
 	objects  cache.Object // repo's cache of decoded objects (objectCache)
@@ -248,6 +252,8 @@ func (s *Store) Dir() string { return s.dir }
 // Close persists the version map and closes the pack files. The store
 // stays usable (tests and the command line reuse it): they open again.
 func (s *Store) Close() error {
+	s.saving.Lock()
+	defer s.saving.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.settleIndexLocked()
@@ -259,12 +265,36 @@ func (s *Store) Close() error {
 	return err
 }
 
-// Persist writes the version map to the cache file if it changed.
+// lockFreeHook, when set (tests), is called where long work runs with
+// s.mu let go: Changed's read of HEAD's tree, Persist's write.
+var lockFreeHook func()
+
+// Persist writes the version map to the cache file if it changed. Only
+// a copy of the map is made under s.mu: encoding 100,000 paths and
+// writing the file took 0.3 s, every search (Head), read and write
+// waiting for the lock meanwhile, every 30 s while commits came.
 func (s *Store) Persist() error {
+	s.saving.Lock()
+	defer s.saving.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.settleBuildLocked(false)
-	return s.persistLocked()
+	if s.opts.CacheFile == "" || !s.dirty || s.versions == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	vm := s.versions.clone()
+	s.dirty = false
+	s.mu.Unlock()
+	if lockFreeHook != nil {
+		lockFreeHook()
+	}
+	if err := vm.save(s.opts.CacheFile); err != nil {
+		s.mu.Lock()
+		s.dirty = true
+		s.mu.Unlock()
+		return fmt.Errorf("persist version map: %w", err)
+	}
+	return nil
 }
 
 func (s *Store) persistLocked() error {

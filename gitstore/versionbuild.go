@@ -40,9 +40,10 @@ func (b *versionBuild) ended() bool {
 }
 
 // buildCache bounds the object cache of the repository handle a
-// background build opens when it walks with go-git (no git command line).
-// Walking newest first, a tree's delta base is one the walk just read, so
-// a small cache serves it; the store's own handle keeps go-git's default.
+// background build opens when it walks with go-git (no git command line),
+// and of the one headBlobs reads HEAD's tree with. Walking newest first,
+// a tree's delta base is one the walk just read, so a small cache serves
+// it; the store's own handle has objectCache.
 const buildCache = 16 * cache.MiByte
 
 // startBuild builds the version map of head in the background, so that
