@@ -1,10 +1,13 @@
 package vault
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +32,10 @@ type catalog struct {
 	// mu guards every field but file, graph and banks (fixed once loaded;
 	// the graphs lock themselves). Only the catalog's own methods take it
 	// (catalogapi.go); the other methods of catalog expect it held.
-	mu      sync.Mutex
+	mu sync.Mutex
+	// saving is held by persist from its copy of the entries until the
+	// file is written, so the file never goes back to an older copy.
+	saving  sync.Mutex
 	file    string
 	entries map[string]*catEntry // by path
 	graph   *wikilinks.Graph
@@ -133,19 +139,49 @@ func graphNote(p string, e *catEntry) wikilinks.Note {
 	return wikilinks.Note{ID: e.ID, Path: p, Title: e.Title, Aliases: e.Aliases, Links: e.Links}
 }
 
-func (c *catalog) save() error {
-	if !c.dirty {
-		return nil
+// write saves entries, persist's copy of the catalog's, to its file, as
+// catalogFile: the entries in the order of their paths.
+func (c *catalog) write(entries []savedEntry) error {
+	slices.SortFunc(entries, func(a, b savedEntry) int { return strings.Compare(a.path, b.path) })
+	var buf bytes.Buffer
+	buf.WriteString(`{"format":` + strconv.Itoa(catalogFormat) + `,"entries":{`)
+	for i, s := range entries {
+		k, err := json.Marshal(s.path)
+		if err != nil {
+			return err
+		}
+		e := s.entry()
+		v, err := json.Marshal(&e)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(v)
 	}
-	data, err := json.Marshal(catalogFile{Format: catalogFormat, Entries: c.entries})
-	if err != nil {
-		return err
-	}
-	if err := gitstore.WriteFileAtomic(c.file, data, 0o644); err != nil {
-		return err
-	}
-	c.dirty = false
-	return nil
+	buf.WriteString("}}")
+	return gitstore.WriteFileAtomic(c.file, buf.Bytes(), 0o644)
+}
+
+// savedEntry is an entry as persist copied it under c.mu. Every field of
+// an entry in c.entries is fixed but its ID, which reassign changes in
+// place (put makes a new entry for each change of a note): the ID is
+// copied, the rest read later through the pointer. Copying whole entries
+// took 80-100 ms at 100,000 notes, this 25 ms.
+type savedEntry struct {
+	path string
+	e    *catEntry
+	id   string
+}
+
+// entry is the entry as it was when copied.
+func (s savedEntry) entry() catEntry {
+	e := s.e
+	return catEntry{ID: s.id, FileID: e.FileID, Title: e.Title, Aliases: e.Aliases, Type: e.Type, Tags: e.Tags,
+		Category: e.Category, Pinned: e.Pinned, Links: e.Links, Size: e.Size, Mtime: e.Mtime}
 }
 
 // sync makes the catalog match the files seen on disk by a walk that

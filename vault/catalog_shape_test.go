@@ -16,6 +16,7 @@ import (
 var lockFreeCatalog = map[string]string{
 	"pathOf":   "reads the shared graph, fixed once loaded, which locks itself",
 	"graphFor": "picks one of the two graphs, fixed once loaded",
+	"persist":  "takes its saving lock, then the catalog's for its copy of the entries, and writes the file with it let go",
 }
 
 // TestCatalogOwnsItsLock checks the catalog's shape in the package's code:

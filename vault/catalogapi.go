@@ -157,11 +157,40 @@ func (c *catalog) syncScan(root string, seen map[string]fileStamp, others map[st
 	return changed
 }
 
+// catalogWriteHook, when set (tests), is called by persist once it has
+// copied the entries and let go of c.mu.
+var catalogWriteHook func()
+
 // persist writes the catalog to its file when it changed.
+//
+// Only a copy of the entries is made under c.mu (savedEntry; 25 ms at
+// 100,000 notes): encoding them and writing the file took 0.35-0.65 s
+// there, every search and read waiting for the lock meanwhile, every
+// 30 s while notes changed (a fresh clone's build, a burst of writes).
 func (c *catalog) persist() error {
+	c.saving.Lock()
+	defer c.saving.Unlock()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.save()
+	if !c.dirty {
+		c.mu.Unlock()
+		return nil
+	}
+	entries := make([]savedEntry, 0, len(c.entries))
+	for p, e := range c.entries {
+		entries = append(entries, savedEntry{p, e, e.ID})
+	}
+	c.dirty = false
+	c.mu.Unlock()
+	if catalogWriteHook != nil {
+		catalogWriteHook()
+	}
+	if err := c.write(entries); err != nil {
+		c.mu.Lock()
+		c.dirty = true
+		c.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // knownUnder lists the notes and other files the catalog knows under rel,
