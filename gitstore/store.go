@@ -15,7 +15,6 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -419,21 +418,4 @@ func (s *Store) Paths() ([]string, error) {
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// headTree returns the tree of HEAD (nil on an unborn branch).
-func (s *Store) headTree() (*object.Tree, plumbing.Hash, error) {
-	head, err := s.headHash()
-	if err != nil || head.IsZero() {
-		return nil, head, err
-	}
-	c, err := s.repo.CommitObject(head)
-	if err != nil {
-		return nil, head, fmt.Errorf("read HEAD commit: %w", err)
-	}
-	t, err := s.repo.TreeObject(c.TreeHash)
-	if err != nil {
-		return nil, head, fmt.Errorf("read HEAD tree: %w", err)
-	}
-	return t, head, nil
 }
