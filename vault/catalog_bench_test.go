@@ -51,8 +51,8 @@ func liveObjects() uint64 {
 // BenchmarkCatalogPersist writes a catalog of 100,000 notes shaped as
 // bench/corpus makes them, and reports the longest a put waited for the
 // catalog's lock meanwhile (lock-wait-ms; one tried every 2 ms): persist
-// holds it only for its copy of the entries. It was held for the whole
-// write (ns/op).
+// holds it only for its copy of the entries. Before, it held it for the
+// whole save, whose time is ns/op.
 //
 //	go test ./vault -run '^$' -bench CatalogPersist -benchtime 3x
 func BenchmarkCatalogPersist(b *testing.B) {
