@@ -55,6 +55,9 @@ type catalog struct {
 	// them as files.
 	files map[string]bool
 	dirty bool
+	// unsaved counts the puts and removes since the file was last
+	// written (persist's rule for a periodic save).
+	unsaved int
 	// changed are the paths put or removed since the search index last
 	// took them (see syncIndex).
 	changed map[string]bool
@@ -304,6 +307,7 @@ func (c *catalog) put(p string, s note.Summary, st fileStamp) {
 	c.entries[p] = e
 	c.tally(p, e, 1)
 	c.dirty = true
+	c.unsaved++
 	c.changed[p] = true
 	if old != nil {
 		// Same file, same id: replace it in the graph in one step, so a
@@ -371,6 +375,7 @@ func (c *catalog) remove(p string) {
 	}
 	delete(c.entries, p)
 	c.tally(p, e, -1)
+	c.unsaved++
 	if g != c.graph {
 		c.graph.RemoveFile(p)
 	}

@@ -87,7 +87,7 @@ func BenchmarkCatalogPersist(b *testing.B) {
 				time.Sleep(2 * time.Millisecond)
 			}
 		}()
-		if err := c.persist(); err != nil {
+		if err := c.persist(true); err != nil {
 			b.Fatal(err)
 		}
 		close(stop)

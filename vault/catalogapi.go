@@ -161,17 +161,22 @@ func (c *catalog) syncScan(root string, seen map[string]fileStamp, others map[st
 // copied the entries and let go of c.mu.
 var catalogWriteHook func()
 
-// persist writes the catalog to its file when it changed.
+// persist writes the catalog to its file when it changed; a periodic
+// save (all false) only once a tenth of its entries changed since the
+// file was written. A file behind the notes costs the next start little:
+// its walk re-reads every note whose size or modification time differs
+// from its entry (sync), about 30 µs a note, where each save encodes
+// every entry (0.5 s of CPU at 100,000 notes, and 20 MB written) for one
+// note changed. Close saves whatever changed.
 //
 // Only a copy of the entries is made under c.mu (savedEntry; 25 ms at
 // 100,000 notes): encoding them and writing the file took 0.35-0.65 s
-// there, every search and read waiting for the lock meanwhile, every
-// 30 s while notes changed (a fresh clone's build, a burst of writes).
-func (c *catalog) persist() error {
+// there, every search and read waiting for the lock meanwhile.
+func (c *catalog) persist(all bool) error {
 	c.saving.Lock()
 	defer c.saving.Unlock()
 	c.mu.Lock()
-	if !c.dirty {
+	if !c.dirty || !all && c.unsaved*10 < len(c.entries) {
 		c.mu.Unlock()
 		return nil
 	}
@@ -179,7 +184,8 @@ func (c *catalog) persist() error {
 	for p, e := range c.entries {
 		entries = append(entries, savedEntry{p, e, e.ID})
 	}
-	c.dirty = false
+	unsaved := c.unsaved
+	c.dirty, c.unsaved = false, 0
 	c.mu.Unlock()
 	if catalogWriteHook != nil {
 		catalogWriteHook()
@@ -187,6 +193,7 @@ func (c *catalog) persist() error {
 	if err := c.write(entries); err != nil {
 		c.mu.Lock()
 		c.dirty = true
+		c.unsaved += unsaved
 		c.mu.Unlock()
 		return err
 	}

@@ -74,7 +74,7 @@ func TestCatalogKeepsFolderTallies(t *testing.T) {
 	if len(c.dirs) == 0 {
 		t.Fatal("no folder left with notes: the walk tested nothing at its end")
 	}
-	if err := c.persist(); err != nil {
+	if err := c.persist(true); err != nil {
 		t.Fatal(err)
 	}
 	loaded := loadCatalog(file)

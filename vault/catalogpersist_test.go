@@ -1,6 +1,9 @@
 package vault
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -35,7 +38,7 @@ func TestTheCatalogIsWrittenUnlocked(t *testing.T) {
 		}
 	}
 	defer func() { catalogWriteHook = nil }()
-	if err := c.persist(); err != nil {
+	if err := c.persist(true); err != nil {
 		t.Fatal(err)
 	}
 	ids := func(m map[string]*catEntry) map[string]string {
@@ -53,7 +56,7 @@ func TestTheCatalogIsWrittenUnlocked(t *testing.T) {
 		t.Fatal("a.md did not take b.md's id: the test tests nothing")
 	}
 	catalogWriteHook = nil
-	if err := c.persist(); err != nil {
+	if err := c.persist(true); err != nil {
 		t.Fatal(err)
 	}
 	got = loadCatalog(file).entries
@@ -101,5 +104,87 @@ func fill(t *testing.T, f reflect.Value, name string) {
 		}
 	default:
 		t.Fatalf("field %s: fill knows no %s", name, f.Type())
+	}
+}
+
+// A periodic save writes the catalog once a tenth of its entries changed
+// since the file was written (each save encodes every entry: 0.5 s of CPU
+// and 20 MB at 100,000 notes, for one note changed); Close, and Persist,
+// write whatever changed.
+func TestAPeriodicSaveWaitsForATenthOfTheCatalog(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "catalog.json")
+	c := loadCatalog(file)
+	put := func(p, title string) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.put(p, note.Summarize(p, []byte("# "+title+"\n")), fileStamp{Size: 10, Mtime: time.Unix(1, 0)})
+	}
+	title := func(p string) string {
+		if e := loadCatalog(file).entries[p]; e != nil {
+			return e.Title
+		}
+		return ""
+	}
+	for i := range 20 {
+		put(fmt.Sprintf("n%02d.md", i), "first")
+	}
+	steps := []struct {
+		note, title string
+		all         bool
+		want        string // n00.md's title in the file after the save
+	}{
+		{"", "", false, "first"},              // 20 of 20 changed: written
+		{"n00.md", "second", false, "first"},  // 1 of 20: not yet
+		{"n01.md", "second", false, "second"}, // 2 of 20: written
+		{"n00.md", "third", false, "second"},  // 1 of 20: not yet
+		{"", "", true, "third"},               // everything, as Close does
+	}
+	for i, s := range steps {
+		if s.note != "" {
+			put(s.note, s.title)
+		}
+		if err := c.persist(s.all); err != nil {
+			t.Fatal(err)
+		}
+		if got := title("n00.md"); got != s.want {
+			t.Fatalf("step %d: the file gives n00.md the title %q, want %q", i, got, s.want)
+		}
+	}
+}
+
+// A start after a crash reads again the notes changed since the catalog
+// was last written: a periodic save that waited costs nothing but that.
+func TestAStartReadsWhatTheCatalogFileMissed(t *testing.T) {
+	v, dir := sampleVault(t)
+	if err := v.Persist(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, CacheDir, "catalog.json")
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := v.CreateNote(owner, CreateArgs{Project: "acme/platform", Body: "# Heath survey\n\nThe sundew patch spreads.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.persist(false); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := os.ReadFile(file); !bytes.Equal(now, before) {
+		t.Fatal("a periodic save wrote the catalog for one note changed")
+	}
+	v.Close()
+	// The process died before any save: the file is the one before.
+	if err := os.WriteFile(file, before, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := Open(dir, Options{Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if got, ok := v2.catalog.entries[n.Path]; !ok || got.Title != "Heath survey" {
+		t.Errorf("after the start the catalog holds %s as %+v, want its title Heath survey", n.Path, got)
 	}
 }

@@ -188,7 +188,8 @@ func (v *Vault) ownSince(head, known string) bool {
 // outside the server and rescans for notes and project markers written by
 // hand (not committed), so they are seen within that time even with the
 // watcher off (the watcher sees them at once); every persistEvery it saves
-// the derived state so a restart is warm. Each tick it also sets the
+// the derived state so a restart is warm (the catalog once a tenth of it
+// changed: a start re-reads the notes changed since its file). Each tick it also sets the
 // collector for the live heap (followHeap). Problems go to report.
 func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration, report func(error)) {
 	t := time.NewTicker(every)
@@ -211,7 +212,7 @@ func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration,
 			}
 			if time.Since(last) >= persistEvery {
 				last = time.Now()
-				if err := v.Persist(); err != nil {
+				if err := v.persist(false); err != nil {
 					report(fmt.Errorf("save derived state: %w", err))
 				}
 			}

@@ -250,7 +250,7 @@ func (v *Vault) Close() error {
 	if cerr := v.index.Close(); err == nil {
 		err = cerr
 	}
-	if cerr := v.catalog.persist(); err == nil {
+	if cerr := v.catalog.persist(true); err == nil {
 		err = cerr
 	}
 	v.releaseHostLock()
@@ -260,13 +260,19 @@ func (v *Vault) Close() error {
 // Persist saves derived state now (the version map and the note catalog),
 // so a restart does not rebuild them.
 func (v *Vault) Persist() error {
+	return v.persist(true)
+}
+
+// persist saves derived state; the catalog only once a tenth of it
+// changed unless all (catalog.persist).
+func (v *Vault) persist(all bool) error {
 	if err := v.store.Persist(); err != nil {
 		return err
 	}
 	if err := v.index.Persist(); err != nil {
 		return err
 	}
-	return v.catalog.persist()
+	return v.catalog.persist(all)
 }
 
 func (v *Vault) takeHostLock() error {
