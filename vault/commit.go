@@ -189,8 +189,9 @@ func (v *Vault) ownSince(head, known string) bool {
 // hand (not committed), so they are seen within that time even with the
 // watcher off (the watcher sees them at once); every persistEvery it saves
 // the derived state so a restart is warm (the catalog once a tenth of it
-// changed: a start re-reads the notes changed since its file). Each tick it also sets the
-// collector for the live heap (followHeap). Problems go to report.
+// changed: a start re-reads the notes changed since its file). Each tick
+// it also sets the collector for the live heap (followHeap). Problems go
+// to report.
 func (v *Vault) Maintain(ctx context.Context, every, persistEvery time.Duration, report func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
