@@ -277,7 +277,7 @@ func (s *Store) Persist() error {
 	defer s.saving.Unlock()
 	s.mu.Lock()
 	s.settleBuildLocked(false)
-	if s.opts.CacheFile == "" || !s.dirty || s.versions == nil {
+	if !s.mapUnsavedLocked() {
 		s.mu.Unlock()
 		return nil
 	}
@@ -296,8 +296,14 @@ func (s *Store) Persist() error {
 	return nil
 }
 
+// mapUnsavedLocked says whether the version map has changes its cache
+// file lacks.
+func (s *Store) mapUnsavedLocked() bool {
+	return s.opts.CacheFile != "" && s.dirty && s.versions != nil
+}
+
 func (s *Store) persistLocked() error {
-	if s.opts.CacheFile == "" || !s.dirty || s.versions == nil {
+	if !s.mapUnsavedLocked() {
 		return nil
 	}
 	if err := s.versions.save(s.opts.CacheFile); err != nil {

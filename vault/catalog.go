@@ -143,7 +143,9 @@ func graphNote(p string, e *catEntry) wikilinks.Note {
 }
 
 // write saves entries, persist's copy of the catalog's, to its file, as
-// catalogFile: the entries in the order of their paths.
+// catalogFile: the entries in the order of their paths, as json.Marshal
+// orders a map's keys. Encoded one by one, so no second map of the
+// entries is built for the encoder.
 func (c *catalog) write(entries []savedEntry) error {
 	slices.SortFunc(entries, func(a, b savedEntry) int { return strings.Compare(a.path, b.path) })
 	var buf bytes.Buffer
