@@ -176,6 +176,115 @@ func TestPairedIndexAnswersAsBleves(t *testing.T) {
 	}
 }
 
+// An Index applying the documents a few at a time (Apply: paired
+// fields, a segment per batch, merges) holds what Bleve's Batch.Index of
+// them all holds: in every text field, the same terms, each in the same
+// documents with the same count and norm. No term or count of one
+// document reaches another's fields, and none is dropped. (Scores are not
+// compared: over the same postings they differ between the two kinds of
+// index, and with how the documents were cut into segments.)
+func TestAppliedBatchesIndexAsBleves(t *testing.T) {
+	docs := pairDocs(t)
+	im, err := indexMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := bleve.NewMemOnly(im)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	batch := ref.NewBatch()
+	for _, d := range docs {
+		if err := batch.Index(d.Path, bleveDocAt(d, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ref.Batch(batch); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for i := 0; i < len(docs); i += 7 {
+		if err := ix.Apply(docs[i:min(i+7, len(docs))], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, base := range textFields {
+		for _, l := range langs {
+			field := base + "_" + l
+			want, got := postingsView(t, ref, field), postingsView(t, ix.bleve, field)
+			if got != want {
+				for i, line := range strings.Split(got, "\n") {
+					if w := strings.Split(want, "\n"); i >= len(w) || w[i] != line {
+						t.Fatalf("%s, line %d:\napplied: %.300s\nBleve:   %.300s", field, i, line, w[min(i, len(w)-1)])
+					}
+				}
+				t.Fatalf("%s: Bleve holds more terms than the index", field)
+			}
+			if !strings.Contains(want, "\n") {
+				t.Fatalf("%s holds no term", field)
+			}
+		}
+	}
+}
+
+// postingsView is every term of a field with the documents holding it,
+// each with the term's count and the field's norm there.
+func postingsView(t *testing.T, b bleve.Index, field string) string {
+	t.Helper()
+	adv, err := b.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dict, err := r.FieldDict(field)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dict.Close()
+	var out strings.Builder
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e == nil {
+			break
+		}
+		tfr, err := r.TermFieldReader(context.Background(), []byte(e.Term), field, true, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []string
+		for {
+			p, err := tfr.Next(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p == nil {
+				break
+			}
+			id, err := r.ExternalID(p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, fmt.Sprintf("%s:%d:%.6g", id, p.Freq, p.Norm))
+		}
+		tfr.Close()
+		slices.Sort(docs)
+		fmt.Fprintf(&out, "%q %s\n", e.Term, strings.Join(docs, " "))
+	}
+	return out.String()
+}
+
 func hitsView(r *bleve.SearchResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d hits\n", r.Total)
