@@ -275,23 +275,26 @@ func join(abs string, o InitOptions) (*InitResult, error) {
 		return nil, err
 	}
 	res.Owner = a.Owner
-	// Opening the store builds the version map now, saved where the
-	// vault keeps it, so the first serve starts warm.
-	store, err := gitstore.Open(abs, gitstore.Options{
-		CacheFile: filepath.Join(abs, CacheDir, "versions.json"),
-		LockFile:  filepath.Join(abs, CacheDir, "write.lock"),
-	})
+	// Opening the vault builds now what its first serve would have to:
+	// the version map (git's log, read in the background) and, meanwhile
+	// on the other core, the catalog (every note read). Close saves both
+	// where the vault keeps them, so the first serve starts from them: at
+	// 100,000 notes its first answer no longer waits for every note to be
+	// read (docs/benchmarks.md, "A clone's first serve starts warm").
+	// NoRepair: a commit a crashed process left is the first serve's to
+	// finish; init changes nothing in the repository.
+	v, err := Open(abs, Options{NoRepair: true})
 	if err != nil {
 		return nil, err
 	}
-	paths, err := store.Paths()
+	paths, err := v.store.Paths()
 	if err != nil {
-		store.Close()
+		v.Close()
 		return nil, err
 	}
 	res.Notes = countNotes(paths)
 	res.Advice = trackedDeviceFiles(paths)
-	return res, store.Close()
+	return res, v.Close()
 }
 
 // makeLocalDirs makes the folders git does not carry; secrets readable by

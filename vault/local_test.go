@@ -96,6 +96,50 @@ func TestInitOnACloneSetsUpThisMachineAndCommitsNothing(t *testing.T) {
 	}
 }
 
+// Init on a clone saves the catalog as well as the version map, so the
+// first serve takes its notes from them and reads none: a note changed
+// on disk after the init, to the same size and time, keeps the title the
+// init read (the open re-reads a note only when its size or time moved).
+func TestInitOnACloneSavesTheCatalog(t *testing.T) {
+	_, bob := teamClone(t)
+	head := gitOut(t, bob, "rev-parse", "HEAD")
+	if _, err := Init(bob, InitOptions{Owner: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	unchanged(t, bob, head)
+	const rel = "acme/Acme overview.md"
+	file := filepath.Join(bob, rel)
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "# Acme overview", "# Acme OVERVIEW", 1)
+	if changed == string(data) {
+		t.Fatal("the sample note has no title to change")
+	}
+	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(bob, Options{Quiet: testQuiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if _, title, ok := v.NoteTitle(rel); !ok || title != "Acme overview" {
+		t.Fatalf("the first open's title of %s: %q (known %v); want the one the init read", rel, title, ok)
+	}
+	if _, _, ok := v.NoteTitle("people/owner/profile.md"); !ok {
+		t.Fatal("a note the init read is missing")
+	}
+}
+
 func TestABrokenLocalFileIsNamed(t *testing.T) {
 	_, bob := teamClone(t)
 	if _, err := Init(bob, InitOptions{}); err != nil {
