@@ -283,7 +283,7 @@ func join(abs string, o InitOptions) (*InitResult, error) {
 	// read (docs/benchmarks.md, "A clone's first serve starts warm").
 	// NoRepair: a commit a crashed process left is the first serve's to
 	// finish; init changes nothing in the repository.
-	v, err := Open(abs, Options{NoRepair: true})
+	v, err := Open(abs, Options{NoRepair: true, noOpenTexts: true})
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,11 @@ type Options struct {
 	// the catalog is loaded. A server sets it; a command that may never
 	// search does not pay for the index.
 	OpenIndex bool
+	// noOpenTexts, set by Init only, keeps none of the texts a fresh
+	// clone's open keeps for the searches of the index's first build
+	// (opentexts.go): Init builds no index, and they were up to
+	// indexing.ScanTextsBytes held for nothing.
+	noOpenTexts bool
 }
 
 // Vault is one open vault.
@@ -182,9 +187,11 @@ func (v *Vault) load(opts Options) error {
 	v.knownHead, _ = v.store.Head()
 	// Every note is read: those read last are kept for the searches of
 	// the index's first build, which takes them (opentexts.go).
-	v.mu.Lock()
-	v.openTexts = newOpenTexts()
-	v.mu.Unlock()
+	if !opts.noOpenTexts {
+		v.mu.Lock()
+		v.openTexts = newOpenTexts()
+		v.mu.Unlock()
+	}
 	return v.rescan()
 }
 
