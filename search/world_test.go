@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blevesearch/bleve/v2"
 )
 
 // world is a set of notes as the vault hands them to the index: notes
@@ -342,7 +344,15 @@ func sameAsFresh(t testing.TB, ix *Index, w *world, emb Embedder) {
 // design).
 func postings(t testing.TB, ix *Index) string {
 	t.Helper()
-	adv, err := ix.bleve.Advanced()
+	return postingsOf(t, ix.bleve, nil, false)
+}
+
+// postingsOf lists, for every document b holds, each term of each of
+// fields (none: every field but the update token's) with its frequency,
+// and with norms the field's norm in that document.
+func postingsOf(t testing.TB, b bleve.Index, fields []string, norms bool) string {
+	t.Helper()
+	adv, err := b.Advanced()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,15 +361,19 @@ func postings(t testing.TB, ix *Index) string {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	fields, err := r.Fields()
-	if err != nil {
-		t.Fatal(err)
+	if fields == nil {
+		all, err := r.Fields()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range all {
+			if f != fOp && !strings.HasPrefix(f, "_") {
+				fields = append(fields, f)
+			}
+		}
 	}
 	docs := map[string][]string{}
 	for _, f := range fields {
-		if f == fOp || strings.HasPrefix(f, "_") {
-			continue
-		}
 		dict, err := r.FieldDict(f)
 		if err != nil {
 			t.Fatal(err)
@@ -372,7 +386,7 @@ func postings(t testing.TB, ix *Index) string {
 			if de == nil {
 				break
 			}
-			tfr, err := r.TermFieldReader(context.Background(), []byte(de.Term), f, true, false, false)
+			tfr, err := r.TermFieldReader(context.Background(), []byte(de.Term), f, true, norms, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -388,7 +402,11 @@ func postings(t testing.TB, ix *Index) string {
 				if err != nil {
 					t.Fatal(err)
 				}
-				docs[id] = append(docs[id], fmt.Sprintf("%s:%s×%d", f, de.Term, d.Freq))
+				term := fmt.Sprintf("%s:%s×%d", f, de.Term, d.Freq)
+				if norms {
+					term += fmt.Sprintf("/%.6g", d.Norm)
+				}
+				docs[id] = append(docs[id], term)
 			}
 			tfr.Close()
 		}
