@@ -101,12 +101,14 @@ func (k *Keeper) openIndex(done, begun, known chan struct{}) {
 			restore = LeanGC()
 			b.early = k.everyNote(b)
 		}
+		// Published: from here a sync the vault asks for (Soon) may start
+		// the build and clear b.early, under b.mu (listing).
 		k.build.Store(b)
 		tell()
 		if TestHooks.Listing != nil {
 			TestHooks.Listing()
 		}
-		if b.early != nil {
+		if k.listing(b) != nil {
 			// Listing the notes to index takes a build from nothing
 			// 0.3 s at 100,000 notes: the search made at once goes first.
 			k.letAnswersGo(b)
