@@ -42,6 +42,10 @@ func mapDoc(m mapping.IndexMapping, id string, data any) (*document.Document, er
 // place in an array).
 func pairFields(doc *document.Document) {
 	texts := map[string]*sharedText{}
+	names := make(map[string]int, len(doc.Fields))
+	for _, f := range doc.Fields {
+		names[f.Name()]++
+	}
 	for i, f := range doc.Fields {
 		tf, ok := f.(*document.TextField)
 		if !ok {
@@ -61,7 +65,7 @@ func pairFields(doc *document.Document) {
 			st = &sharedText{text: tf.Value()}
 			texts[key] = st
 		}
-		st.langs = append(st.langs, textLang{a: a})
+		st.langs = append(st.langs, textLang{a: a, alone: names[tf.Name()] == 1})
 		doc.Fields[i] = &wordField{TextField: tf, text: st, lang: len(st.langs) - 1}
 	}
 }
@@ -77,6 +81,7 @@ type sharedText struct {
 
 type textLang struct {
 	a      *wordAnalyzer
+	alone  bool // the only field of its name in the document (sharedCounts)
 	length int
 	freqs  index.TokenFrequencies
 }
@@ -119,23 +124,36 @@ func (s *sharedText) analyze() {
 				}
 				l.length += n * w.n
 			}
-			l.freqs = frequencies(terms)
+			l.freqs = frequencies(terms, l.alone)
 			putTally(terms)
 		}
 		putTally(words)
 	})
 }
 
-// frequencies is Bleve's form of a field's term counts, its terms and
-// their frequency objects each made in one piece.
-func frequencies(counts *tally) index.TokenFrequencies {
+// frequencies is Bleve's form of a field's term counts. The field's
+// frequency objects are made in one piece, or, for a field alone of its
+// name in its document, taken from sharedCounts.
+func frequencies(counts *tally, alone bool) index.TokenFrequencies {
+	out := make(index.TokenFrequencies, len(counts.keys))
+	if alone {
+		for i, t := range counts.keys {
+			if n := counts.n[i]; n >= 1 && n <= len(sharedCounts) {
+				out[t] = &sharedCounts[n-1]
+			} else {
+				f := &index.TokenFreq{}
+				f.SetFrequency(n)
+				out[t] = f
+			}
+		}
+		return out
+	}
 	size := 0
 	for _, t := range counts.keys {
 		size += len(t)
 	}
 	buf := make([]byte, 0, size)
 	freqs := make([]index.TokenFreq, len(counts.keys))
-	out := make(index.TokenFrequencies, len(counts.keys))
 	for i, t := range counts.keys {
 		at := len(buf)
 		buf = append(buf, t...)
@@ -146,6 +164,23 @@ func frequencies(counts *tally) index.TokenFrequencies {
 	}
 	return out
 }
+
+// sharedCounts are the frequency objects of counts 1 to 64, shared by the
+// terms of every field alone of its name in its document (a body, a
+// title): one object per term of every field was a fifth of what a build
+// allocated (docs/benchmarks.md, "Frequency objects shared"). Scorch's
+// segment reads a frequency object's count and locations, never its term
+// (the map's key is the term; Bleve's upside_down index, not used here,
+// reads it), and changes one only where it adds the values of a field
+// named more than once in a document (an alias after the first) to the
+// first value's: those fields, whose objects Bleve may change, have
+// objects of their own. No code may change these.
+var sharedCounts = func() (c [64]index.TokenFreq) {
+	for i := range c {
+		c[i].SetFrequency(i + 1)
+	}
+	return c
+}()
 
 // eachToken calls fn with each token tok makes of input, as its term and
 // type, without the token objects where it can: a text in ASCII alone is
