@@ -220,10 +220,18 @@ func (f *wordField) AnalyzedTokenFrequencies() index.TokenFrequencies {
 	return f.text.langs[f.lang].freqs
 }
 
+// Size is an estimate: Bleve adds it to its memory statistics and does
+// nothing else with it, and walking every field's frequencies for their
+// exact size (TokenFrequencies.Size) took 1.6 % of a 100,000-note build's
+// CPU.
 func (f *wordField) Size() int {
 	n := f.TextField.Size() + size.SizeOfPtr + size.SizeOfInt
 	if fr := f.AnalyzedTokenFrequencies(); fr != nil {
-		n += fr.Size()
+		n += size.SizeOfMap + len(fr)*freqEntrySize
 	}
 	return n
 }
+
+// freqEntrySize is about what a term takes in a field's frequencies: its
+// key, its object and a short term's bytes.
+var freqEntrySize = size.SizeOfString + size.SizeOfPtr + int(unsafe.Sizeof(index.TokenFreq{})) + 8
