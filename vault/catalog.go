@@ -54,9 +54,9 @@ type catalog struct {
 	// not ignored by git), which links may name: the shared graph knows
 	// them as files.
 	files map[string]bool
-	dirty bool
 	// unsaved counts the puts and removes since the file was last
-	// written (persist's rule for a periodic save).
+	// written: none, nothing to save; a tenth of the entries, a periodic
+	// save writes it (persist).
 	unsaved int
 	// changed are the paths put or removed since the search index last
 	// took them (see syncIndex).
@@ -308,7 +308,6 @@ func (c *catalog) put(p string, s note.Summary, st fileStamp) {
 	}
 	c.entries[p] = e
 	c.tally(p, e, 1)
-	c.dirty = true
 	c.unsaved++
 	c.changed[p] = true
 	if old != nil {
@@ -385,7 +384,6 @@ func (c *catalog) remove(p string) {
 	if c.idPaths.remove(e.FileID, p) > 0 {
 		c.reassign(e.FileID, "")
 	}
-	c.dirty = true
 }
 
 // syncFiles makes the graph's other files those a scan saw.

@@ -68,7 +68,7 @@ func BenchmarkCatalogPersist(b *testing.B) {
 	}
 	var worst time.Duration
 	for b.Loop() {
-		c.dirty = true
+		c.unsaved = 1 // a change to save
 		stop, stopped := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(stopped)

@@ -176,7 +176,7 @@ func (c *catalog) persist(all bool) error {
 	c.saving.Lock()
 	defer c.saving.Unlock()
 	c.mu.Lock()
-	if !c.dirty || !all && c.unsaved*10 < len(c.entries) {
+	if c.unsaved == 0 || !all && c.unsaved*10 < len(c.entries) {
 		c.mu.Unlock()
 		return nil
 	}
@@ -185,14 +185,13 @@ func (c *catalog) persist(all bool) error {
 		entries = append(entries, savedEntry{p, e, e.ID})
 	}
 	unsaved := c.unsaved
-	c.dirty, c.unsaved = false, 0
+	c.unsaved = 0
 	c.mu.Unlock()
 	if catalogWriteHook != nil {
 		catalogWriteHook()
 	}
 	if err := c.write(entries); err != nil {
 		c.mu.Lock()
-		c.dirty = true
 		c.unsaved += unsaved
 		c.mu.Unlock()
 		return err
