@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -68,6 +69,22 @@ func indexSum(data []byte) []byte {
 		return nil
 	}
 	return data[len(data)-20:]
+}
+
+// TrackedFiles is how many entries git's index has, from its header
+// alone (0 when there is no index, or it cannot be read): a hint of how
+// many notes a vault read for the first time holds, to size its tables.
+func (s *Store) TrackedFiles() int {
+	f, err := os.Open(filepath.Join(s.gitDir, "index"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var h [12]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:4]) != "DIRC" {
+		return 0
+	}
+	return int(binary.BigEndian.Uint32(h[8:]))
 }
 
 // readIndex reads and checks the index before anything changes, so that an

@@ -117,6 +117,7 @@ func loadCatalog(file string) *catalog {
 	if json.Unmarshal(data, &cf) != nil || cf.Format != catalogFormat {
 		return c
 	}
+	c.reserve(len(cf.Entries), false)
 	for p, e := range cf.Entries {
 		e.share()
 		c.entries[p] = e
@@ -128,6 +129,25 @@ func loadCatalog(file string) *catalog {
 		}
 	}
 	return c
+}
+
+// reserve makes an empty catalog's tables room for about n notes (the
+// saved catalog's, or the files git tracks before every note is read,
+// each then changed), so that filling them does not grow them step by
+// step. A hint over a million is taken as a million.
+func (c *catalog) reserve(n int, changed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n = min(n, 1<<20)
+	if len(c.entries) > 0 || n <= 0 {
+		return
+	}
+	c.entries = make(map[string]*catEntry, n)
+	c.idPaths = idPaths{one: make(map[string]string, n), many: map[string][]string{}}
+	if changed {
+		c.changed = make(map[string]bool, n)
+	}
+	c.graph.Reserve(n)
 }
 
 // graphFor is the graph a path's note belongs to.

@@ -89,6 +89,20 @@ func New() *Graph {
 		files: map[string]small[string]{}, refs: map[string]set{}}
 }
 
+// Reserve makes an empty graph's tables room for about n notes, so that
+// filling it does not grow them step by step: at 100,000 notes the
+// growing was a tenth of a warm start's CPU with the catalog's.
+func (g *Graph) Reserve(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.notes) > 0 || n <= 0 {
+		return
+	}
+	g.notes = make(map[string]*Note, n)
+	g.names = make(map[nameKey]set, 2*n)
+	g.files = make(map[string]small[string], n)
+}
+
 // Fold lower-cases s and removes its accents: "École" → "ecole".
 func Fold(s string) string {
 	ascii := true

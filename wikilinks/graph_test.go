@@ -247,3 +247,20 @@ func TestWhatIfAsSeenAndWhatKeepsALink(t *testing.T) {
 		t.Fatalf("an unfaithful rewrite: %+v", sh)
 	}
 }
+
+// Reserve sizes an empty graph's tables and leaves a filled one as it is:
+// what was set before is still found, by name and by file.
+func TestReserveKeepsAFilledGraph(t *testing.T) {
+	g := New()
+	g.Reserve(100)
+	g.Set(note("P1", "acme/launch/Pricing.md", "Pricing", []string{"Tarifs"}, ""))
+	g.Reserve(1000)
+	if g.Len() != 1 {
+		t.Fatalf("%d notes after a second Reserve, want 1", g.Len())
+	}
+	for _, target := range []string{"Pricing", "Tarifs", "acme/launch/Pricing"} {
+		if r := g.Resolve(target); r.ID != "P1" {
+			t.Errorf("%s: %+v", target, r)
+		}
+	}
+}
