@@ -51,7 +51,7 @@ func (ix *Index) lexCover(ctx context.Context, text string, hit lexHit) float64 
 					df = int(tfr.Count())
 				}
 				if hit.scanned != nil {
-					found = hit.scanned.fields[base+"_"+l].freq[t] > 0
+					found = hit.scanned.fields[base+"_"+l].count(t) > 0
 				} else if d, err := tfr.Advance(id, nil); err == nil && d != nil && d.ID.Equals(id) {
 					found = true
 				}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // Finding the notes the index does not hold yet.
@@ -104,9 +107,23 @@ type scannedDoc struct {
 	fields map[string]fieldTerms
 }
 
+// fieldTerms is a field's terms: each value's frequencies (a list's
+// values are fields of one name, which Bleve counts together), and their
+// length in tokens in all.
 type fieldTerms struct {
-	freq   map[string]int
+	freqs  []index.TokenFrequencies
 	length int
+}
+
+// count is how many times the field holds term.
+func (ft fieldTerms) count(term string) int {
+	n := 0
+	for _, f := range ft.freqs {
+		if tf := f[term]; tf != nil {
+			n += tf.Frequency()
+		}
+	}
+	return n
 }
 
 // doc is the scanned note at path (nil when the scan scored none there).
@@ -304,31 +321,25 @@ func (ix *Index) analyseDoc(d *Doc) *scannedDoc {
 		short.Body = d.Body[:cut]
 		d = &short
 	}
-	m := ix.bleve.Mapping()
 	out := &scannedDoc{doc: d, fields: map[string]fieldTerms{}}
-	for field, v := range bleveDoc(d) {
-		var values []string
-		switch v := v.(type) {
-		case string:
-			values = []string{v}
-		case []string:
-			values = v
+	// Mapped and analysed by the build's own code (mapDoc, the fields
+	// paired by language), so a scanned note is the very document the
+	// index would hold.
+	doc, err := mapDoc(ix.bleve.Mapping(), d.Path, bleveDoc(d))
+	if err != nil {
+		return out // as the index, which would not take it either
+	}
+	for _, f := range doc.Fields {
+		switch f.(type) {
+		case *wordField, *document.TextField:
 		default:
 			continue // the date: no text
 		}
-		a := m.AnalyzerNamed(m.AnalyzerNameForPath(field))
-		if a == nil {
-			continue
-		}
-		ft := fieldTerms{freq: map[string]int{}}
-		for _, val := range values {
-			toks := a.Analyze([]byte(val))
-			ft.length += len(toks)
-			for _, t := range toks {
-				ft.freq[string(t.Term)]++
-			}
-		}
-		out.fields[field] = ft
+		f.Analyze()
+		ft := out.fields[f.Name()]
+		ft.freqs = append(ft.freqs, f.AnalyzedTokenFrequencies())
+		ft.length += f.AnalyzedLength()
+		out.fields[f.Name()] = ft
 	}
 	return out
 }

@@ -127,7 +127,7 @@ func (s *Scanned) ownStats() scanStats {
 		df: func(term, field string) (float64, error) {
 			k := 0
 			for _, d := range s.docs {
-				if d.fields[field].freq[term] > 0 {
+				if d.fields[field].count(term) > 0 {
 					k++
 				}
 			}
@@ -237,7 +237,7 @@ func (sv *scanScorer) eval(q query.Query, d *scannedDoc) (float64, bool) {
 	case *query.TermQuery:
 		lw := sv.leaves[q]
 		ft := d.fields[q.FieldVal]
-		freq := ft.freq[q.Term]
+		freq := ft.count(q.Term)
 		if lw == nil || freq == 0 {
 			return 0, false
 		}
@@ -282,7 +282,7 @@ func (sv *scanScorer) eval(q query.Query, d *scannedDoc) (float64, bool) {
 func (sv *scanScorer) matches(ix *Index, q query.Query, d *scannedDoc) bool {
 	switch q := q.(type) {
 	case *query.TermQuery:
-		return d.fields[q.FieldVal].freq[q.Term] > 0
+		return d.fields[q.FieldVal].count(q.Term) > 0
 	case *query.MatchQuery:
 		x, ok := sv.match[q]
 		if !ok {
