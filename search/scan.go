@@ -24,9 +24,10 @@ import (
 // may be (scanneedle.go: a cheap look at the bytes, which never misses a
 // word the analysis would find, short of the exceptions it documents),
 // and analyses the most promising of them as the index would analyse
-// them (bleveDoc, the index's own analysers). Search then scores those
-// with the index's own lexical query and statistics, as Bleve scores the
-// notes it holds (scanscore.go), and merges them into its lexical list.
+// them (mapDoc: the build's own mapping and analysis). Search then
+// scores those with the index's own lexical query and statistics, as
+// Bleve scores the notes it holds (scanscore.go), and merges them into
+// its lexical list.
 // They have no vectors yet: the semantic list does not see them.
 
 // Bounds of one scan; the notes past them are left out, and
@@ -309,8 +310,8 @@ func (s *Scanned) analyse(ctx context.Context, ix *Index, f Filter, u *Unindexed
 	return nil
 }
 
-// analyseDoc analyses each field of d as the index's mapping does (one
-// value after another for a list, as Bleve counts them).
+// analyseDoc analyses each field of d as a build does (a list's values
+// each a field of the same name, which Bleve counts together).
 func (ix *Index) analyseDoc(d *Doc) *scannedDoc {
 	if len(d.Body) > scanDocBytes {
 		cut := scanDocBytes
