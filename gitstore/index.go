@@ -3,7 +3,6 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -71,20 +70,27 @@ func indexSum(data []byte) []byte {
 	return data[len(data)-20:]
 }
 
-// TrackedFiles is how many entries git's index has, from its header
-// alone (0 when there is no index, or it cannot be read): a hint of how
+// TrackedFiles is how many of the paths git's index holds end with
+// suffix (0 when there is no index, or it cannot be read): a hint of how
 // many notes a vault read for the first time holds, to size its tables.
-func (s *Store) TrackedFiles() int {
-	f, err := os.Open(filepath.Join(s.gitDir, "index"))
+// The index is read whole, about 10 MB and a few milliseconds at 100,000
+// files.
+func (s *Store) TrackedFiles(suffix string) int {
+	data, err := os.ReadFile(filepath.Join(s.gitDir, "index"))
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
-	var h [12]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:4]) != "DIRC" {
+	pi, err := parseIndex(data)
+	if err != nil {
 		return 0
 	}
-	return int(binary.BigEndian.Uint32(h[8:]))
+	n := 0
+	for _, e := range pi.entries {
+		if bytes.HasSuffix(pi.name(e), []byte(suffix)) {
+			n++
+		}
+	}
+	return n
 }
 
 // readIndex reads and checks the index before anything changes, so that an

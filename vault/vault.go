@@ -184,7 +184,7 @@ func (v *Vault) load(opts Options) error {
 		return v.loadSaved(file)
 	}
 	v.catalog = loadCatalog(file)
-	v.catalog.reserve(v.store.TrackedFiles(), true)
+	v.catalog.reserve(v.store.TrackedFiles(".md"), true)
 	v.knownHead, _ = v.store.Head()
 	// Every note is read: those read last are kept for the searches of
 	// the index's first build, which takes them (opentexts.go).
