@@ -73,8 +73,8 @@ func indexSum(data []byte) []byte {
 // TrackedFiles is how many of the paths git's index holds end with
 // suffix (0 when there is no index, or it cannot be read): a hint of how
 // many notes a vault read for the first time holds, to size its tables.
-// The index is read whole, about 10 MB and a few milliseconds at 100,000
-// files.
+// The index is read whole: 8.8 MB at 100,000 files, read and counted
+// in 8-70 ms.
 func (s *Store) TrackedFiles(suffix string) int {
 	data, err := os.ReadFile(filepath.Join(s.gitDir, "index"))
 	if err != nil {
