@@ -137,7 +137,7 @@ func (v *Vault) scanDoc(p string, data []byte) *search.Doc {
 	if err != nil {
 		return nil
 	}
-	d, _ := v.docOf(p, data, fi)
+	d, _ := v.docOf(p, data, fileStamp{Size: fi.Size(), Mtime: fi.ModTime()})
 	return d
 }
 
@@ -190,36 +190,43 @@ func (v *Vault) readableScopes(c access.Caller, pr *Project, withPrivate bool) (
 	return out, nil
 }
 
-// searchDoc reads one note as the index sees it.
+// searchDoc reads one note as the index sees it: its file read relative
+// to the vault's folder (readNote), its version and date from the size
+// and mtime of the bytes read.
 func (v *Vault) searchDoc(p string) (*search.Doc, error) {
-	full := v.abs(p)
-	fi, err := os.Lstat(full)
+	bp := readBufs.Get().(*[]byte)
+	data, st, err := v.readNote(p, *bp)
 	if err != nil {
+		readBufs.Put(bp)
 		return nil, err
 	}
-	data, err := readFileNoFollow(full)
-	if err != nil {
-		return nil, err
-	}
-	d, n := v.docOf(p, data, fi)
+	d, n := v.docOf(p, data, st)
 	d.Sequence = v.sequenceOf(p, n)
 	d.Context = v.contextOf(d.Sequence)
+	// Neither d nor anything it holds keeps a part of data (docOf copies
+	// the body; the frontmatter's values are strings made apart): the
+	// buffer is used again. n does, and is dropped here.
+	if cap(data) <= maxPooledBuf {
+		*bp = data[:0]
+		readBufs.Put(bp)
+	}
 	return d, nil
 }
 
-// docOf is the note at p, its file's bytes data and its file's info fi,
-// as the index sees it, less its sequence and its context. The note is
-// only read (note.ParseRead): neither is written back.
-func (v *Vault) docOf(p string, data []byte, fi os.FileInfo) (*search.Doc, *note.Note) {
+// docOf is the note at p, its file's bytes data and its file's size and
+// mtime st, as the index sees it, less its sequence and its context. The
+// note is only read (note.ParseRead): neither is written back. The note
+// returned holds parts of data; the Doc does not.
+func (v *Vault) docOf(p string, data []byte, st fileStamp) (*search.Doc, *note.Note) {
 	n := note.ParseRead(p, data)
-	e := &catEntry{Size: fi.Size(), Mtime: fi.ModTime()}
+	e := &catEntry{Size: st.Size, Mtime: st.Mtime}
 	scope, project, owner := v.scopeOf(p)
 	d := &search.Doc{
 		Path: p, Version: stampVersion(e), ID: n.ID, Title: n.Title, Aliases: n.Aliases,
 		Tags: n.Tags, Type: n.Type, Class: classOf(p), Project: project, Owner: owner,
 		Scope: scope, Body: string(n.Body),
 	}
-	d.Date, d.Meta = noteDateAndMeta(n, fi.ModTime())
+	d.Date, d.Meta = noteDateAndMeta(n, st.Mtime)
 	d.Who = whoOf(n)
 	return d, n
 }

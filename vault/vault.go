@@ -79,6 +79,10 @@ type Vault struct {
 	// indexing; the vault's side is index.go).
 	index *indexing.Keeper
 
+	// rootDir is the vault's folder held open for the index's reads
+	// (fileio.go); Close closes it.
+	rootDir rootDir
+
 	// attached holds what other packages keep per open vault (Attached in
 	// hooks_families.go): the memory families' state, start_session's
 	// lock of the last-visit marks.
@@ -146,6 +150,7 @@ func Open(root string, opts Options) (*Vault, error) {
 	v.index.CatalogLoaded(err)
 	if err != nil {
 		v.releaseHostLock()
+		v.rootDir.close() // an index opened early may have read a note
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	return v, nil
@@ -258,6 +263,7 @@ func (v *Vault) Close() error {
 	if cerr := v.index.Close(); err == nil {
 		err = cerr
 	}
+	v.rootDir.close() // after the index's last read
 	if cerr := v.catalog.persist(true); err == nil {
 		err = cerr
 	}
