@@ -279,6 +279,7 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 		r.readsDuringBuild = append(r.readsDuringBuild, d)
 		if d > time.Second {
 			r.slowReads, r.lastSlowRead = r.slowReads+1, time.Since(p.Started)
+			logf(log, "%s: get_note %s took %s, %s after the start", scenario, ref, secs(d), secs(r.lastSlowRead))
 		}
 		if k%10 == 5 {
 			args := map[string]any{"ref": ref, "versionToken": token, "operation": "append", "content": fmt.Sprintf("Edited during the build (%s, %d).", scenario, k)}
