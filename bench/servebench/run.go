@@ -295,8 +295,12 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 		if err := p.Call("search", map[string]any{"query": query}, &s); err != nil {
 			return r, err
 		}
-		r.duringBuild = append(r.duringBuild, time.Since(t0))
+		d = time.Since(t0)
+		r.duringBuild = append(r.duringBuild, d)
 		at = time.Since(p.Started)
+		if d > time.Second {
+			logf(log, "%s: a search during the build took %s, %s after the start", scenario, secs(d), secs(at))
+		}
 	}
 	r.fullIndex = at
 	logf(log, "%s: full index %s", scenario, secs(at))
