@@ -156,6 +156,80 @@ func TestSearchBeforeTheFirstBuildListsItsNotes(t *testing.T) {
 	}
 }
 
+// A sync asked for while the index's open has not made its first build
+// known yet (the walk that ends a vault's open asks for one: Soon) does
+// nothing: the open's own full sync, which follows, lists the notes once
+// the searches waiting have gone first. Run then, it listed every note of
+// a fresh clone beside the open and its first search, and built the index
+// without the build's bookkeeping.
+func TestASyncBeforeTheBuildIsKnownLeavesItToTheOpen(t *testing.T) {
+	v, dir := sampleVault(t)
+	all := len(v.catalog.paths())
+	v.Close()
+	if err := os.RemoveAll(v.index.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	step := indexing.Step
+	indexing.Step = 10
+	held, release := make(chan struct{}), make(chan struct{})
+	var once, let sync.Once
+	var mu sync.Mutex
+	steps := 0
+	indexing.TestHooks.Publishing = func() {
+		once.Do(func() {
+			close(held)
+			<-release
+		})
+	}
+	indexing.TestHooks.Build = func(done, total int) {
+		mu.Lock()
+		steps++
+		mu.Unlock()
+	}
+	v2, err := Open(dir, Options{Quiet: testQuiet, AnswerDuringBuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		let.Do(func() { close(release) })
+		v2.Close()
+		indexing.TestHooks.Publishing, indexing.TestHooks.Build, indexing.Step = nil, nil, step
+	})
+	go v2.SearchIndex() // opens the index
+	select {
+	case <-held:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the index's open never came to make its build known")
+	}
+	done := make(chan error, 1)
+	go func() { done <- v2.index.Sync(false) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the sync: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the sync waited for the open")
+	}
+	mu.Lock()
+	n := steps
+	mu.Unlock()
+	if n != 0 {
+		t.Fatalf("the sync ran %d steps of the build before the open made it known", n)
+	}
+	let.Do(func() { close(release) })
+	if _, err := v2.SearchIndex(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	n = steps
+	mu.Unlock()
+	r := searchT(t, v2, owner, SearchArgs{Query: "rollback", Mode: "lexical"})
+	if n == 0 || r.IndexPending != 0 || len(r.Results) == 0 || r.Notice != "" {
+		t.Errorf("after the open: %d steps for %d notes, %d results, indexPending %d, notice %q", n, all, len(r.Results), r.IndexPending, r.Notice)
+	}
+}
+
 // The searches during a first build keep the text of the notes not indexed
 // yet (indexing/scantexts.go), but a note written since a search read it
 // is read again: the next search finds its new words; and a note deleted

@@ -101,8 +101,12 @@ func (k *Keeper) openIndex(done, begun, known chan struct{}) {
 			restore = LeanGC()
 			b.early = k.everyNote(b)
 		}
+		if TestHooks.Publishing != nil {
+			TestHooks.Publishing()
+		}
 		// Published: from here a sync the vault asks for (Soon) may start
-		// the build and clear b.early, under b.mu (listing).
+		// the build and clear b.early, under b.mu (listing); before, it
+		// does nothing (Sync: the full one below does its work).
 		k.build.Store(b)
 		tell()
 		if TestHooks.Listing != nil {

@@ -37,6 +37,9 @@ var TestHooks struct {
 	// Opened runs at the end of an index's open, before a build's
 	// collector setting is restored.
 	Opened func()
+	// Publishing runs in an index's open before it makes its build
+	// known (a sync asked for meanwhile does nothing).
+	Publishing func()
 	// Listing runs in an index's open before its first sync lists the
 	// notes to index (a first build's searches meanwhile: firstbuild.go).
 	Listing func()
@@ -53,6 +56,14 @@ var TestHooks struct {
 // vault re-read since the last update. Nothing happens before the index
 // is open, while it closes or while the vault still loads its catalog.
 func (k *Keeper) Sync(full bool) error {
+	if !full && k.openingBuild() {
+		// The index's open makes its build known, then syncs in full:
+		// that sync does this one's work, after the searches waiting
+		// go first. Run now, this one listed every note of a fresh
+		// clone beside the open and its first search (0.3 s of CPU at
+		// 100,000 notes), and its build was nobody's to report.
+		return nil
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	// Loaded under mu: a Rebuild's swap replaces the index under it.
@@ -61,6 +72,23 @@ func (k *Keeper) Sync(full bool) error {
 		return nil
 	}
 	return k.syncLocked(ix, full, nil)
+}
+
+// openingBuild says the index's open runs and has not made its build
+// known yet (firstBuild: the open's own full sync follows).
+func (k *Keeper) openingBuild() bool {
+	k.openMu.Lock()
+	known := k.known
+	k.openMu.Unlock()
+	if known == nil {
+		return false
+	}
+	select {
+	case <-known:
+		return false
+	default:
+		return true
+	}
 }
 
 // Soon schedules an index update in the background (after a write), so
