@@ -43,6 +43,9 @@ var TestHooks struct {
 	// Listing runs in an index's open before its first sync lists the
 	// notes to index (a first build's searches meanwhile: firstbuild.go).
 	Listing func()
+	// Persisting runs once an index's open has let the searches waiting
+	// go, before it saves what its build made.
+	Persisting func()
 	// Answering runs when a search begins to answer from a first build's
 	// index (partialSearch): a test holds it there.
 	Answering func()
