@@ -103,40 +103,55 @@ func searchDuringFirstBuild(t *testing.T, early bool) {
 	}
 }
 
-// A search made before a first build from nothing has listed the notes it
-// indexes (0.2-0.3 s of a 100,000-note fresh clone's first answer) does
-// not wait for the list: every note is unindexed then, and it reads them.
-func TestSearchBeforeTheFirstBuildListsItsNotes(t *testing.T) {
+// openHeld opens the sample vault with its search index removed, as a
+// fresh clone's first open, and holds the index's open at the test hook
+// *hook (what: where that is) until release is called; it returns once
+// the open is held there, with the number of notes.
+func openHeld(t *testing.T, opts Options, hook *func(), what string) (v2 *Vault, all int, release func()) {
+	t.Helper()
 	v, dir := sampleVault(t)
-	all := len(v.catalog.paths())
+	all = len(v.catalog.paths())
 	v.Close()
 	if err := os.RemoveAll(v.index.Dir()); err != nil {
 		t.Fatal(err)
 	}
-	step := indexing.Step
-	indexing.Step = 10 // a build of one step is waited for
-	held, release := make(chan struct{}), make(chan struct{})
-	var once, let sync.Once
-	indexing.TestHooks.Listing = func() {
+	held, let := make(chan struct{}), make(chan struct{})
+	var once, letOnce sync.Once
+	*hook = func() {
 		once.Do(func() {
 			close(held)
-			<-release
+			<-let
 		})
 	}
-	v2, err := Open(dir, Options{Quiet: testQuiet, AnswerDuringBuild: true, Exclusive: true, OpenIndex: true})
+	release = func() { letOnce.Do(func() { close(let) }) }
+	v2, err := Open(dir, opts)
 	if err != nil {
+		*hook = nil
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		let.Do(func() { close(release) })
+		release()
 		v2.Close()
-		indexing.TestHooks.Listing, indexing.Step = nil, step
+		*hook = nil
 	})
+	go v2.SearchIndex() // opens the index, if the vault's open has not
 	select {
 	case <-held:
 	case <-time.After(2 * time.Minute):
-		t.Fatal("the index's open never came to its listing")
+		t.Fatalf("the index's open never came to %s", what)
 	}
+	return v2, all, release
+}
+
+// A search made before a first build from nothing has listed the notes it
+// indexes (0.2-0.3 s of a 100,000-note fresh clone's first answer) does
+// not wait for the list: every note is unindexed then, and it reads them.
+func TestSearchBeforeTheFirstBuildListsItsNotes(t *testing.T) {
+	step := indexing.Step
+	indexing.Step = 10 // a build of one step is waited for
+	t.Cleanup(func() { indexing.Step = step })
+	v2, all, release := openHeld(t, Options{Quiet: testQuiet, AnswerDuringBuild: true, Exclusive: true, OpenIndex: true},
+		&indexing.TestHooks.Listing, "its listing")
 	// Bounded: a search that waited for the held listing fails here
 	// instead of hanging the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -150,7 +165,7 @@ func TestSearchBeforeTheFirstBuildListsItsNotes(t *testing.T) {
 	if len(r.Results) == 0 || r.IndexPending == 0 || r.IndexPending > all || !strings.Contains(r.Notice, said) {
 		t.Errorf("%d results, indexPending %d of %d notes, notice %q: want every note pending and read", len(r.Results), r.IndexPending, all, r.Notice)
 	}
-	let.Do(func() { close(release) })
+	release()
 	if _, err := v2.SearchIndex(); err != nil {
 		t.Fatal(err)
 	}
@@ -163,44 +178,18 @@ func TestSearchBeforeTheFirstBuildListsItsNotes(t *testing.T) {
 // a fresh clone beside the open and its first search, and built the index
 // without the build's bookkeeping.
 func TestASyncBeforeTheBuildIsKnownLeavesItToTheOpen(t *testing.T) {
-	v, dir := sampleVault(t)
-	all := len(v.catalog.paths())
-	v.Close()
-	if err := os.RemoveAll(v.index.Dir()); err != nil {
-		t.Fatal(err)
-	}
 	step := indexing.Step
 	indexing.Step = 10
-	held, release := make(chan struct{}), make(chan struct{})
-	var once, let sync.Once
 	var mu sync.Mutex
 	steps := 0
-	indexing.TestHooks.Publishing = func() {
-		once.Do(func() {
-			close(held)
-			<-release
-		})
-	}
 	indexing.TestHooks.Build = func(done, total int) {
 		mu.Lock()
 		steps++
 		mu.Unlock()
 	}
-	v2, err := Open(dir, Options{Quiet: testQuiet, AnswerDuringBuild: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		let.Do(func() { close(release) })
-		v2.Close()
-		indexing.TestHooks.Publishing, indexing.TestHooks.Build, indexing.Step = nil, nil, step
-	})
-	go v2.SearchIndex() // opens the index
-	select {
-	case <-held:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the index's open never came to make its build known")
-	}
+	t.Cleanup(func() { indexing.TestHooks.Build, indexing.Step = nil, step })
+	v2, all, release := openHeld(t, Options{Quiet: testQuiet, AnswerDuringBuild: true},
+		&indexing.TestHooks.Publishing, "make its build known")
 	done := make(chan error, 1)
 	go func() { done <- v2.index.Sync(false) }()
 	select {
@@ -217,7 +206,7 @@ func TestASyncBeforeTheBuildIsKnownLeavesItToTheOpen(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("the sync ran %d steps of the build before the open made it known", n)
 	}
-	let.Do(func() { close(release) })
+	release()
 	if _, err := v2.SearchIndex(); err != nil {
 		t.Fatal(err)
 	}
@@ -234,34 +223,9 @@ func TestASyncBeforeTheBuildIsKnownLeavesItToTheOpen(t *testing.T) {
 // it built: the manifest and vectors of 100,000 notes took 1.2 s to
 // write, which the search that met the build's end waited for.
 func TestTheBuildsEndLetsSearchesGoBeforeItsSave(t *testing.T) {
-	v, dir := sampleVault(t)
-	v.Close()
-	if err := os.RemoveAll(v.index.Dir()); err != nil {
-		t.Fatal(err)
-	}
-	held, release := make(chan struct{}), make(chan struct{})
-	var once, let sync.Once
-	indexing.TestHooks.Persisting = func() {
-		once.Do(func() {
-			close(held)
-			<-release
-		})
-	}
-	v2, err := Open(dir, Options{Quiet: testQuiet, AnswerDuringBuild: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		let.Do(func() { close(release) })
-		v2.Close()
-		indexing.TestHooks.Persisting = nil
-	})
-	go v2.SearchIndex() // opens the index
-	select {
-	case <-held:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the index's open never came to its save")
-	}
+	v2, _, release := openHeld(t, Options{Quiet: testQuiet, AnswerDuringBuild: true},
+		&indexing.TestHooks.Persisting, "its save")
+	dir := v2.Root()
 	// Bounded: a search that waits for the held save fails here instead
 	// of hanging the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -273,7 +237,7 @@ func TestTheBuildsEndLetsSearchesGoBeforeItsSave(t *testing.T) {
 	if len(r.Results) == 0 || r.IndexPending != 0 || r.Notice != "" {
 		t.Errorf("%d results, indexPending %d, notice %q: want a complete answer from the built index", len(r.Results), r.IndexPending, r.Notice)
 	}
-	let.Do(func() { close(release) })
+	release()
 	if err := v2.Close(); err != nil {
 		t.Fatal(err)
 	}
