@@ -84,9 +84,9 @@ func (s *Store) TrackedFiles(suffix string) int {
 	if err != nil {
 		return 0
 	}
-	n := 0
+	n, end := 0, []byte(suffix)
 	for _, e := range pi.entries {
-		if bytes.HasSuffix(pi.name(e), []byte(suffix)) {
+		if bytes.HasSuffix(pi.name(e), end) {
 			n++
 		}
 	}

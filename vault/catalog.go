@@ -388,7 +388,7 @@ func (c *catalog) update(root, p string) {
 		c.remove(p)
 		return
 	}
-	c.put(p, note.Summarize(p, data), fileStamp{Size: fi.Size(), Mtime: fi.ModTime()})
+	c.put(p, note.Summarize(p, data), stampOfInfo(fi))
 }
 
 func (c *catalog) remove(p string) {

@@ -133,5 +133,5 @@ func (v *Vault) readNote(p string, buf []byte) ([]byte, fileStamp, error) {
 	if err != nil {
 		return nil, fileStamp{}, err
 	}
-	return data, fileStamp{Size: fi.Size(), Mtime: fi.ModTime()}, nil
+	return data, stampOfInfo(fi), nil
 }

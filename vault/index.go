@@ -137,7 +137,7 @@ func (v *Vault) scanDoc(p string, data []byte) *search.Doc {
 	if err != nil {
 		return nil
 	}
-	d, _ := v.docOf(p, data, fileStamp{Size: fi.Size(), Mtime: fi.ModTime()})
+	d, _ := v.docOf(p, data, stampOfInfo(fi))
 	return d
 }
 

@@ -347,8 +347,11 @@ func stampOf(path string) fileStamp {
 	if err != nil {
 		return fileStamp{Size: -1}
 	}
-	return fileStamp{Size: fi.Size(), Mtime: fi.ModTime()}
+	return stampOfInfo(fi)
 }
+
+// stampOfInfo is the size and mtime of a file as fi gives them.
+func stampOfInfo(fi os.FileInfo) fileStamp { return fileStamp{Size: fi.Size(), Mtime: fi.ModTime()} }
 
 // accessNow returns access.yaml as it applies here (effectiveAccess),
 // re-read when it or the local settings changed, so a grant or revoke
@@ -465,7 +468,7 @@ func (v *Vault) walk(fill bool) (walked, error) {
 		if err != nil {
 			return nil
 		}
-		w.seen[rel] = fileStamp{Size: fi.Size(), Mtime: fi.ModTime()}
+		w.seen[rel] = stampOfInfo(fi)
 		return nil
 	})
 	if feed != nil {
