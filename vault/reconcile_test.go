@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/search"
 	"github.com/cairn-dev/cairn/vault/indexing"
 )
@@ -290,9 +291,10 @@ func TestLongNeighbourLeftInTheLaneIsRefreshedAtTheNextStart(t *testing.T) {
 	}
 }
 
-// An index built from scratch has its manifest on disk as soon as searches
-// can use it: a process killed before its first periodic save leaves an
-// index the next one brings up to date instead of building it again.
+// An index built from scratch has its manifest on disk once built, not
+// only at Close: a process killed before Close leaves an index the next one
+// brings up to date instead of building it again. The save follows the
+// index's readiness (searches waiting go first), so the test waits for it.
 func TestAFreshIndexIsSavedOnceBuilt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "vault")
 	if _, err := Init(dir, InitOptions{From: "../sample-vault"}); err != nil {
@@ -310,7 +312,8 @@ func TestAFreshIndexIsSavedOnceBuilt(t *testing.T) {
 	if _, err := v.SearchIndex(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(manifest); err != nil {
-		t.Fatalf("the freshly built index has no manifest yet: %v", err)
-	}
+	testwait.Until(t, "the freshly built index's manifest on disk", func() bool {
+		_, err := os.Stat(manifest)
+		return err == nil
+	})
 }
