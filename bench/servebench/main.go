@@ -31,7 +31,10 @@
 // made until then (no call should wait behind the build), and of the
 // get_note calls made beside them (the first of the oldest note, then
 // others spread over the vault), with the first, and the edit_note calls
-// made on every tenth note read (its p50 and the slowest); VmRSS and VmHWM then; then -writes writes
+// made on every tenth note read (its p50 and the slowest); VmRSS and VmHWM then; then -searches
+// searches (three words in a row of a generated sentence), their p50 and
+// p99, beside ripgrep's time for the words of every tenth (`rg -l -i -F`
+// over the clone, when rg is on the PATH); then -writes writes
 // through MCP, create_note and edit_note (append, its versionToken from
 // an untimed get_note) in turn, their p50 and p99, and VmRSS and VmHWM
 // after them; then VmRSS again once the server has sat idle for -quiet.
@@ -57,12 +60,14 @@ type config struct {
 	history []string // commit counts, or "all" (each note its own commit)
 	words   int
 	writes  int
-	within  time.Duration // bound on each wait (first search, full index)
-	poll    time.Duration // between searches while waiting for the full index
-	quiet   time.Duration // idle after the writes, before memory is read again
-	data    string
-	bin     string // a cairn binary to measure instead of building ./cmd/cairn
-	vaults  string // keep the generated vaults here, and reuse them
+	// searches are made once the index is complete, before the writes.
+	searches int
+	within   time.Duration // bound on each wait (first search, full index)
+	poll     time.Duration // between searches while waiting for the full index
+	quiet    time.Duration // idle after the writes, before memory is read again
+	data     string
+	bin      string // a cairn binary to measure instead of building ./cmd/cairn
+	vaults   string // keep the generated vaults here, and reuse them
 	// cpuprofile is a folder for each served process's CPU profile.
 	cpuprofile string
 	// warmCopy is a clone indexed once: measure warm starts on copies of it.
@@ -98,6 +103,7 @@ func parseFlags(args []string) (config, error) {
 	history := fs.String("history", "1", "commits the notes are spread over, a comma list; all: each note its own commit")
 	fs.IntVar(&c.words, "words", 300, "words per generated note")
 	fs.IntVar(&c.writes, "writes", 1000, "writes per scenario (create_note and edit_note in turn)")
+	fs.IntVar(&c.searches, "searches", 200, "searches per scenario once the index is complete, before the writes (ripgrep timed on every tenth, when on the PATH)")
 	fs.DurationVar(&c.within, "within", 20*time.Minute, "give up a wait (first search, full index) after this long")
 	fs.DurationVar(&c.poll, "poll", 250*time.Millisecond, "time between searches while waiting for the full index")
 	fs.DurationVar(&c.quiet, "quiet", 45*time.Second, "after the writes, sit idle this long and read memory again (the periodic save of derived state comes within 30 s, the trim after it)")
@@ -149,6 +155,8 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-words: %d; at least 1", c.words)
 	case c.writes < 2:
 		return c, fmt.Errorf("-writes: %d; at least 2 (a create and an edit)", c.writes)
+	case c.searches < 0:
+		return c, fmt.Errorf("-searches: %d is negative", c.searches)
 	case c.within <= 0:
 		return c, fmt.Errorf("-within: %s is not a positive duration", c.within)
 	case c.poll <= 0:

@@ -49,6 +49,11 @@ type row struct {
 	// lastSlowRead is when the last of them answered (from the start).
 	slowReads    int
 	lastSlowRead time.Duration
+	// searches are -searches searches made once the index is complete,
+	// before the writes (the default hybrid mode), and ripgrep the
+	// times of `rg -l -i -F` for the words of every tenth of them, over
+	// the same vault (none without rg on the PATH).
+	searches, ripgrep []time.Duration
 }
 
 // run builds cairn into tmp, then measures both scenarios for each size
@@ -238,7 +243,7 @@ func measureRow(c config, bin, dir, scenario, query string, n int, sents []strin
 	// Closing stdin stops the server cleanly (it saves its caches for the
 	// next start) and waits for it to exit.
 	defer p.Close()
-	r, err := measureProc(c, p, scenario, query, n, sents, log)
+	r, err := measureProc(c, p, dir, scenario, query, n, sents, log)
 	r.indexAtStart = "reused"
 	if _, why, ok := strings.Cut(p.Stderr.String(), "search index: rebuilding ("); ok {
 		why, _, _ = strings.Cut(why, ")\n")
@@ -253,7 +258,7 @@ func measureRow(c config, bin, dir, scenario, query string, n int, sents []strin
 	return r, err
 }
 
-func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
+func measureProc(c config, p *mcpproc.Proc, dir, scenario, query string, n int, sents []string, log io.Writer) (row, error) {
 	r := row{scenario: scenario}
 	r.initialize = p.Initialized
 	s, at, first, took, err := firstSearch(p, query, c.within)
@@ -305,6 +310,9 @@ func measureProc(c config, p *mcpproc.Proc, scenario, query string, n int, sents
 	r.fullIndex = at
 	logf(log, "%s: full index %s", scenario, secs(at))
 	if r.indexed, err = measure.MemOf(p.PID()); err != nil {
+		return r, err
+	}
+	if r.searches, r.ripgrep, err = searchesAfter(p, c.searches, dir, sents); err != nil {
 		return r, err
 	}
 	if r.creates, r.edits, err = writes(p, c.writes, scenario, n, sents); err != nil {
@@ -366,6 +374,38 @@ func firstSearch(p *mcpproc.Proc, query string, within time.Duration) (searchOut
 		time.Sleep(50 * time.Millisecond)
 	}
 	return searchOut{}, 0, first, took, errors.Join(fmt.Errorf("no search answered with results within %s of start", within), last)
+}
+
+// searchesAfter makes k searches through p, each for three words in a
+// row of a sentence the notes are made of, and returns how long each
+// took; with ripgrep on the PATH, it also times `rg -l -i -F` for the
+// words of every tenth search over dir (the files a search stands in
+// for: issue 34's comparison).
+func searchesAfter(p *mcpproc.Proc, k int, dir string, sents []string) (took, rg []time.Duration, err error) {
+	rgPath, _ := exec.LookPath("rg")
+	rng := rand.New(rand.NewSource(5))
+	for i := 0; i < k; i++ {
+		w := strings.Fields(sents[rng.Intn(len(sents))])
+		at := rng.Intn(max(len(w)-2, 1))
+		query := strings.Join(w[at:min(at+3, len(w))], " ")
+		var s searchOut
+		t0 := time.Now()
+		if err := p.Call("search", map[string]any{"query": query}, &s); err != nil {
+			return took, rg, fmt.Errorf("search %q once indexed: %w", query, err)
+		}
+		took = append(took, time.Since(t0))
+		if rgPath == "" || i%10 != 0 {
+			continue
+		}
+		t0 = time.Now()
+		// Exit status 1: no file holds the words.
+		cmd := exec.Command(rgPath, "-l", "-i", "-F", "--", query, dir)
+		if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
+			return took, rg, fmt.Errorf("rg %q: %w", query, err)
+		}
+		rg = append(rg, time.Since(t0))
+	}
+	return took, rg, nil
 }
 
 // writes makes k writes through p, create_note and edit_note in turn (an

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ var sentences = []string{
 // commit each, and checks that every figure was obtained and that they
 // come in the order a start makes them. No timing is asserted.
 func TestSmoke(t *testing.T) {
-	c, err := parseFlags([]string{"-notes", "50", "-history", "1,all", "-writes", "20", "-poll", "50ms", "-quiet", "100ms"})
+	c, err := parseFlags([]string{"-notes", "50", "-history", "1,all", "-writes", "20", "-searches", "20", "-poll", "50ms", "-quiet", "100ms"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +69,16 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("row %d: %d creates, %d edits timed, p50 create %s, p99 edit %s", i, len(r.creates), len(r.edits), measure.Pct(r.creates, 50), measure.Pct(r.edits, 99))
 		}
 	}
+	// ripgrep is timed beside every tenth search when it is installed.
+	wantRg := 0
+	if _, err := exec.LookPath("rg"); err == nil {
+		wantRg = 2
+	}
+	for i, r := range rows {
+		if len(r.searches) != 20 || measure.Pct(r.searches, 50) <= 0 || len(r.ripgrep) != wantRg {
+			t.Errorf("row %d: %d searches once indexed (p50 %s), ripgrep timed %d times; want 20 and %d", i, len(r.searches), measure.Pct(r.searches, 50), len(r.ripgrep), wantRg)
+		}
+	}
 	// A clone holds no cache: its first start finds no search index.
 	for _, i := range []int{0, 2} {
 		if rows[i].indexAtStart != "none" {
@@ -94,6 +105,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"-notes", "10", "-history", "11"}, "-history"},
 		{[]string{"-words", "0"}, "-words"},
 		{[]string{"-writes", "1"}, "-writes"},
+		{[]string{"-searches", "-1"}, "-searches"},
 		{[]string{"-within", "0s"}, "-within"},
 		{[]string{"-poll", "-1s"}, "-poll"},
 	} {
