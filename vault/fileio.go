@@ -102,13 +102,32 @@ func (r *rootDir) close() {
 	r.closed = true
 }
 
-// readBufs are the buffers the index reads its notes into: what it makes
-// of a note keeps no part of the bytes (docOf), so each is used again.
+// readBufs are the buffers the index and a search's hits read their
+// notes into (withNoteBytes): what they make of a note keeps no part of
+// the bytes, so each is used again.
 var readBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledBuf bounds a buffer kept in readBufs: a rare large note's is
 // left to the collector.
 const maxPooledBuf = 64 << 10
+
+// withNoteBytes reads the note at p as readNote does, into a buffer of
+// readBufs, and calls fn with its bytes and their stamp. fn must keep no
+// part of the bytes: the buffer is used again.
+func (v *Vault) withNoteBytes(p string, fn func(data []byte, st fileStamp)) error {
+	bp := readBufs.Get().(*[]byte)
+	data, st, err := v.readNote(p, *bp)
+	if err != nil {
+		readBufs.Put(bp)
+		return err
+	}
+	fn(data, st)
+	if cap(data) <= maxPooledBuf {
+		*bp = data[:0]
+		readBufs.Put(bp)
+	}
+	return nil
+}
 
 // readNote reads the note at the slash-separated path p as
 // readFileNoFollow reads its file (a regular file, no symbolic link as

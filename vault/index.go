@@ -194,21 +194,18 @@ func (v *Vault) readableScopes(c access.Caller, pr *Project, withPrivate bool) (
 // to the vault's folder (readNote), its version and date from the size
 // and mtime of the bytes read.
 func (v *Vault) searchDoc(p string) (*search.Doc, error) {
-	bp := readBufs.Get().(*[]byte)
-	data, st, err := v.readNote(p, *bp)
+	var d *search.Doc
+	err := v.withNoteBytes(p, func(data []byte, st fileStamp) {
+		// Neither d nor anything it holds keeps a part of data (docOf
+		// copies the body; the frontmatter's values are strings made
+		// apart). n does, and is dropped here.
+		var n *note.Note
+		d, n = v.docOf(p, data, st)
+		d.Sequence = v.sequenceOf(p, n)
+		d.Context = v.contextOf(d.Sequence)
+	})
 	if err != nil {
-		readBufs.Put(bp)
 		return nil, err
-	}
-	d, n := v.docOf(p, data, st)
-	d.Sequence = v.sequenceOf(p, n)
-	d.Context = v.contextOf(d.Sequence)
-	// Neither d nor anything it holds keeps a part of data (docOf copies
-	// the body; the frontmatter's values are strings made apart): the
-	// buffer is used again. n does, and is dropped here.
-	if cap(data) <= maxPooledBuf {
-		*bp = data[:0]
-		readBufs.Put(bp)
 	}
 	return d, nil
 }

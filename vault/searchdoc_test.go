@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/search"
 )
 
 // searchDoc reads a note relative to the vault's folder as it read it by
@@ -96,6 +98,46 @@ func BenchmarkSearchDoc(b *testing.B) {
 		for _, p := range paths {
 			if _, err := v.searchDoc(p); err != nil {
 				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkHitViews makes a search's ten hits into what it answers
+// (hitView: the note read, its body found, its snippet made).
+//
+//	go test ./vault -run '^$' -bench HitViews -benchmem -count 3
+func BenchmarkHitViews(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "vault")
+	if err := os.MkdirAll(filepath.Join(dir, "bench"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	body := strings.Repeat("A line of a note, about as long as most lines are.\n", 38)
+	var hits []search.Hit
+	for i := range 10 {
+		p := fmt.Sprintf("bench/Note %03d.md", i)
+		text := fmt.Sprintf("---\nid: bench-%03d\ntype: note\ntags: [bench]\n---\n# Note %03d\n\n%s", i, i, body)
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		hits = append(hits, search.Hit{Path: p, Score: 1})
+	}
+	if _, err := Init(dir, InitOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	v, err := Open(dir, Options{Quiet: testQuiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	ix, err := v.SearchIndex()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		for _, h := range hits {
+			if sh, ok := v.hitView(owner, ix, h, "most lines", false); !ok || sh.Snippet == "" {
+				b.Fatalf("%s: %+v", h.Path, sh)
 			}
 		}
 	}
