@@ -123,6 +123,12 @@ func (ix *Index) matches(body, query string, limit int) ([]span, map[span]int) {
 	if len(ls) == 0 {
 		return nil, terms
 	}
+	// A word's matches, as offsets within it, by the word: a body says
+	// most of its words many times, and a word's analysis is the same
+	// each time (BenchmarkSnippet: a fifth less time, half the
+	// allocations).
+	type wordMatch struct{ tid, start, end int }
+	memo := map[string][]wordMatch{}
 	analysed := 0
 	for start := 0; start < len(body) && len(spans) < limit && analysed < maxAnalysed; {
 		r, size := utf8.DecodeRuneInString(body[start:])
@@ -142,15 +148,22 @@ func (ix *Index) matches(body, query string, limit int) ([]span, map[span]int) {
 		_, elided, ok := strings.Cut(strings.ReplaceAll(word, "’", "'"), "'")
 		if prefixes[prefix2(word, &it)] || ok && prefixes[prefix2(elided, &it)] {
 			analysed++
-			for _, l := range ls {
-				for _, t := range l.a.Analyze([]byte(word)) {
-					if tid, ok := l.want[string(t.Term)]; ok {
-						s := span{start + t.Start, start + t.End}
-						if _, dup := terms[s]; !dup {
-							terms[s] = tid
-							spans = append(spans, s)
+			found, known := memo[word]
+			if !known {
+				for _, l := range ls {
+					for _, t := range l.a.Analyze([]byte(word)) {
+						if tid, ok := l.want[string(t.Term)]; ok {
+							found = append(found, wordMatch{tid, t.Start, t.End})
 						}
 					}
+				}
+				memo[word] = found
+			}
+			for _, m := range found {
+				s := span{start + m.start, start + m.end}
+				if _, dup := terms[s]; !dup {
+					terms[s] = m.tid
+					spans = append(spans, s)
 				}
 			}
 		}
