@@ -66,20 +66,16 @@ func TestSearchDocReadsRegularNotesOnly(t *testing.T) {
 	check("closed")
 }
 
-// BenchmarkSearchDoc reads 500 notes of about 2 KB as the index does
-// (searchDoc: the file read, parsed, its scope and sequence found): the
-// cost of the read beside the rest.
-//
-//	go test ./vault -run '^$' -bench SearchDoc -benchmem -count 3
-func BenchmarkSearchDoc(b *testing.B) {
-	const notes = 500
+// benchNotes is a vault of n notes of about 2 KB in bench/, open; with
+// their paths.
+func benchNotes(b *testing.B, n int) (*Vault, []string) {
 	dir := filepath.Join(b.TempDir(), "vault")
 	if err := os.MkdirAll(filepath.Join(dir, "bench"), 0o755); err != nil {
 		b.Fatal(err)
 	}
 	body := strings.Repeat("A line of a note, about as long as most lines are.\n", 38)
-	paths := make([]string, notes)
-	for i := range notes {
+	paths := make([]string, n)
+	for i := range n {
 		paths[i] = fmt.Sprintf("bench/Note %03d.md", i)
 		text := fmt.Sprintf("---\nid: bench-%03d\ntype: note\ntags: [bench]\ndate: 2026-01-%02d\n---\n# Note %03d\n\n%s", i, i%28+1, i, body)
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(paths[i])), []byte(text), 0o644); err != nil {
@@ -93,7 +89,17 @@ func BenchmarkSearchDoc(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer v.Close()
+	b.Cleanup(func() { v.Close() })
+	return v, paths
+}
+
+// BenchmarkSearchDoc reads 500 notes of about 2 KB as the index does
+// (searchDoc: the file read, parsed, its scope and sequence found): the
+// cost of the read beside the rest.
+//
+//	go test ./vault -run '^$' -bench SearchDoc -benchmem -count 3
+func BenchmarkSearchDoc(b *testing.B) {
+	v, paths := benchNotes(b, 500)
 	for b.Loop() {
 		for _, p := range paths {
 			if _, err := v.searchDoc(p); err != nil {
@@ -108,36 +114,16 @@ func BenchmarkSearchDoc(b *testing.B) {
 //
 //	go test ./vault -run '^$' -bench HitViews -benchmem -count 3
 func BenchmarkHitViews(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "vault")
-	if err := os.MkdirAll(filepath.Join(dir, "bench"), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	body := strings.Repeat("A line of a note, about as long as most lines are.\n", 38)
-	var hits []search.Hit
-	for i := range 10 {
-		p := fmt.Sprintf("bench/Note %03d.md", i)
-		text := fmt.Sprintf("---\nid: bench-%03d\ntype: note\ntags: [bench]\n---\n# Note %03d\n\n%s", i, i, body)
-		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(text), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		hits = append(hits, search.Hit{Path: p, Score: 1})
-	}
-	if _, err := Init(dir, InitOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	v, err := Open(dir, Options{Quiet: testQuiet})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer v.Close()
+	v, paths := benchNotes(b, 10)
 	ix, err := v.SearchIndex()
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		for _, h := range hits {
+		for _, p := range paths {
+			h := search.Hit{Path: p, Score: 1}
 			if sh, ok := v.hitView(owner, ix, h, "most lines", false); !ok || sh.Snippet == "" {
-				b.Fatalf("%s: %+v", h.Path, sh)
+				b.Fatalf("%s: %+v", p, sh)
 			}
 		}
 	}
