@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,13 +181,8 @@ func TestSearchBeforeTheFirstBuildListsItsNotes(t *testing.T) {
 func TestASyncBeforeTheBuildIsKnownLeavesItToTheOpen(t *testing.T) {
 	step := indexing.Step
 	indexing.Step = 10
-	var mu sync.Mutex
-	steps := 0
-	indexing.TestHooks.Build = func(done, total int) {
-		mu.Lock()
-		steps++
-		mu.Unlock()
-	}
+	var steps atomic.Int64
+	indexing.TestHooks.Build = func(done, total int) { steps.Add(1) }
 	t.Cleanup(func() { indexing.TestHooks.Build, indexing.Step = nil, step })
 	v2, all, release := openHeld(t, Options{Quiet: testQuiet, AnswerDuringBuild: true},
 		&indexing.TestHooks.Publishing, "make its build known")
@@ -200,19 +196,14 @@ func TestASyncBeforeTheBuildIsKnownLeavesItToTheOpen(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the sync waited for the open")
 	}
-	mu.Lock()
-	n := steps
-	mu.Unlock()
-	if n != 0 {
+	if n := steps.Load(); n != 0 {
 		t.Fatalf("the sync ran %d steps of the build before the open made it known", n)
 	}
 	release()
 	if _, err := v2.SearchIndex(); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	n = steps
-	mu.Unlock()
+	n := steps.Load()
 	r := searchT(t, v2, owner, SearchArgs{Query: "rollback", Mode: "lexical"})
 	if n == 0 || r.IndexPending != 0 || len(r.Results) == 0 || r.Notice != "" {
 		t.Errorf("after the open: %d steps for %d notes, %d results, indexPending %d, notice %q", n, all, len(r.Results), r.IndexPending, r.Notice)
@@ -242,12 +233,7 @@ func TestTheBuildsEndLetsSearchesGoBeforeItsSave(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing built is lost: the next open finds the index whole.
-	v3, err := Open(dir, Options{Quiet: testQuiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v3.Close()
-	ix, err := v3.SearchIndex()
+	ix, err := reopen(t, dir).SearchIndex()
 	if err != nil {
 		t.Fatal(err)
 	}
