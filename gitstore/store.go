@@ -51,7 +51,6 @@ type Store struct {
 	objects  cache.Object // repo's cache of decoded objects (objectCache)
 	versions *versionMap
 	build    *versionBuild // the first map, being built (see startBuild)
-	graph    *graphWrite   // git writing a commit-graph meanwhile (commitgraph.go)
 	asking   atomic.Int32  // reads and writes asking git for a version meanwhile (AskingGit)
 	dirty    bool          // versions changed since last persisted
 	// indexWarning is set when a commit landed but the index could not be

@@ -54,9 +54,7 @@ const buildCache = 16 * cache.MiByte
 // through a repository handle of the build's own, as go-git's object
 // storage is not safe for concurrent use and the store's goes on serving
 // reads that need no map (Head, CommitInfo, Walk, Recover). A read of one
-// path's version meanwhile asks git for that path alone (ondemand.go),
-// helped over a long history by a commit-graph git writes at the first
-// ask (commitgraph.go);
+// path's version meanwhile asks git for that path alone (ondemand.go);
 // everything else that needs the map (refreshLocked: a commit's compare
 // and swap, Paths, Dirty) waits for it, so no versionToken is ever read
 // or compared before it is known.

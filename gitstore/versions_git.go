@@ -102,8 +102,11 @@ func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string
 	}
 	if stop != nil {
 		// A background build (startBuild) yields to the open it runs
-		// beside (the catalog scan reads every note on every core): on a
-		// busy machine the open then takes what it takes without it.
+		// beside (the catalog scan reads every note on every core) and to
+		// a fresh clone's index build: at normal priority a served fresh
+		// clone's first answer came 0.4-0.5 s later at 100,000 notes and
+		// its index 0.4 s later at 10,000 (docs/benchmarks.md, "The
+		// version map's walk").
 		syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, backgroundNice)
 	}
 	eof, perr := readGitLog(pipe, unresolved, out, stop)
@@ -176,6 +179,14 @@ func logDeltaCache(dir string) int64 {
 		return walkDeltaCache
 	}
 	return n
+}
+
+// gitOutput runs git in dir and returns what it printed.
+func gitOutput(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command(gitCommand, args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	return cmd.Output()
 }
 
 // gitEnv is this process's environment without GIT_ variables (GIT_DIR,
