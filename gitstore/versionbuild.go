@@ -26,6 +26,9 @@ type versionBuild struct {
 	// writes go on during the build (buildwrites.go).
 	tip     plumbing.Hash
 	overlay map[string]plumbing.Hash
+	// graph is closed once git's commit-graph write (commitgraph.go) has
+	// ended, or was not needed.
+	graph <-chan struct{}
 }
 
 // ended says whether the build is over (its map or its error is there
@@ -54,14 +57,16 @@ const buildCache = 16 * cache.MiByte
 // through a repository handle of the build's own, as go-git's object
 // storage is not safe for concurrent use and the store's goes on serving
 // reads that need no map (Head, CommitInfo, Walk, Recover). A read of one
-// path's version meanwhile asks git for that path alone (ondemand.go);
-// everything else that needs the map (refreshLocked: a commit's compare
+// path's version meanwhile asks git for that path alone (ondemand.go),
+// helped over a long history by a commit-graph git writes meanwhile
+// (commitgraph.go); everything else that needs the map (refreshLocked: a commit's compare
 // and swap, Paths, Dirty) waits for it, so no versionToken is ever read
 // or compared before it is known.
 func (s *Store) startBuild(head plumbing.Hash) {
 	b := &versionBuild{head: head, tip: head, done: make(chan struct{}), asked: map[string]askedVersion{},
 		slots: make(chan struct{}, onDemandSlots), overlay: map[string]plumbing.Hash{}}
 	s.build = b
+	b.graph = startGraphWrite(s.dir, s.gitDir)
 	go func() {
 		defer close(b.done)
 		if buildGate != nil {
