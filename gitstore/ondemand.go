@@ -13,16 +13,15 @@ import (
 // A fresh clone's version map is built in the background (startBuild):
 // 5 s of `git log` at 100,000 commits on a quiet machine (walkDeltaCache),
 // 15-20 s beside a fresh clone's index build, which it yields to (nice
-// 10). A read needs one
-// path's version only (get_note's versionToken), so while the build runs
-// it asks git for that path alone: `git log -1` limited to the path, the
-// same first-parent walk stopped at the first commit that changed it
-// (1.0 s at 100,000 commits on a quiet machine for a note never edited
-// since the first commit, 0.6 s with the commit-graph a build from
-// nothing has git write, commitgraph.go; 1.2-2.1 s beside a fresh
-// clone's index build; far less for one edited lately). A write asks the same way
-// for the paths it changes, then commits on the build's tip
-// (buildwrites.go).
+// 10). A read needs one path's version only (get_note's versionToken), so
+// while the build runs it asks git for that path alone: `git log -1`
+// limited to the path, the same first-parent walk stopped at the first
+// commit that changed it (1.0 s at 100,000 commits on a quiet machine for
+// a note never edited since the first commit, 0.6 s with the commit-graph
+// a build from nothing has git write, commitgraph.go; 1.2-2.1 s beside a
+// fresh clone's index build; far less for one edited lately). A write
+// asks the same way for the paths it changes, then commits on the build's
+// tip (buildwrites.go).
 
 // onDemandSlots bounds the `git log` processes run for reads at once, so
 // a burst of reads does not take every core from the build they bypass;
@@ -74,7 +73,8 @@ func (s *Store) buildingVersionLocked(path string) (version, blob plumbing.Hash,
 // AskingGit says whether a read or a write is waiting for git to give
 // it a path's version while the version map builds: on 2 cores, beside
 // a fresh clone's search index build, that `git log` made a read of an
-// old note take 3-8 s, where it takes 1-1.7 s alone. The index build lets it go first (indexing.Config.Yield).
+// old note take 3-8 s, where it takes 1-1.7 s alone. The index build lets
+// it go first (indexing.Config.Yield).
 func (s *Store) AskingGit() bool { return s.asking.Load() > 0 }
 
 // askedVersion is what a read asked git during a build, kept for the
