@@ -59,9 +59,9 @@ const buildCache = 16 * cache.MiByte
 // reads that need no map (Head, CommitInfo, Walk, Recover). A read of one
 // path's version meanwhile asks git for that path alone (ondemand.go),
 // helped over a long history by a commit-graph git writes meanwhile
-// (commitgraph.go); everything else that needs the map (refreshLocked: a commit's compare
-// and swap, Paths, Dirty) waits for it, so no versionToken is ever read
-// or compared before it is known.
+// (commitgraph.go); everything else that needs the map (refreshLocked: a
+// commit's compare and swap, Paths, Dirty) waits for it, so no
+// versionToken is ever read or compared before it is known.
 func (s *Store) startBuild(head plumbing.Hash) {
 	b := &versionBuild{head: head, tip: head, done: make(chan struct{}), asked: map[string]askedVersion{},
 		slots: make(chan struct{}, onDemandSlots), overlay: map[string]plumbing.Hash{}}
