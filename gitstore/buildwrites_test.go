@@ -119,7 +119,7 @@ func TestWritesGoOnWhileTheMapIsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := buildVersions(dir, head, nil, nil)
+	want, err := buildVersions(dir, head, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestALongHistoryGetsACommitGraph(t *testing.T) {
 	}
 	runGit(t, dir, "commit-graph", "verify")
 
-	want, err := buildVersions(dir, mustHead(t, s), nil, nil)
+	want, err := buildVersions(dir, mustHead(t, s), nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

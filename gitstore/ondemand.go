@@ -81,14 +81,19 @@ func (s *Store) AskingGit() bool { return s.asking.Load() > 0 }
 // next read of the same path.
 type askedVersion struct{ version, blob plumbing.Hash }
 
-// askGit runs `git log -1` for path from the build's head, with the
-// walk gitLogVersions makes: the first first-parent commit whose tree
+// askGit is path's version at the build's head: found by the map's walk
+// already, or else `git log -1` for path from the last commit the walk
+// has read whole (the head before it has read one), with the walk
+// gitLogVersions makes: the first first-parent commit whose tree
 // differs from its first parent's at path (the root commit, or a shallow
 // clone's first, holds every file it has). Limited to a path, git shows a
 // merge when it differs from its first parent there, as the whole walk's
-// --diff-merges=first-parent lists it; only the hash is printed. It waits
-// for a slot, and gives up (git killed) when the build ends first.
+// --diff-merges=first-parent lists it; only the hash is printed. git
+// waits for a slot, and is given up (killed) when the build ends first.
 func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
+	if v, found, _ := b.progress.walked(path); found {
+		return v, nil
+	}
 	select {
 	case b.slots <- struct{}{}:
 		defer func() { <-b.slots }()
@@ -97,6 +102,13 @@ func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 	}
 	if askHold != nil {
 		askHold()
+	}
+	v, found, from := b.progress.walked(path) // the walk went on meanwhile
+	if found {
+		return v, nil
+	}
+	if from.IsZero() {
+		from = b.head
 	}
 	// Stopped once the map is there (the caller takes it instead), or the
 	// store closes (Close stops the build and waits for it).
@@ -111,7 +123,7 @@ func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 	}()
 	cmd := exec.CommandContext(ctx, gitCommand, "-c", "log.showSignature=false", "-c", "log.showRoot=true",
 		"--literal-pathspecs", "log", "-1", "--first-parent", "--no-patch",
-		"--no-renames", "--no-relative", "--format=%H", b.head.String(), "--", path)
+		"--no-renames", "--no-relative", "--format=%H", from.String(), "--", path)
 	cmd.Dir = dir
 	cmd.Env = gitEnv()
 	out, err := cmd.Output()

@@ -20,6 +20,9 @@ type versionBuild struct {
 	// guarding it, and the slots of their git processes.
 	asked map[string]askedVersion
 	slots chan struct{}
+	// progress is what git's walk has read so far: a read takes a version
+	// it found, or asks git to walk on from where it is.
+	progress walkProgress
 	// tip is the last commit this store made on head meanwhile (head
 	// before the first), and overlay the version each of those commits
 	// gave the paths it changed (zero: deleted), s.mu guarding both:
@@ -72,7 +75,7 @@ func (s *Store) startBuild(head plumbing.Hash) {
 		if buildGate != nil {
 			buildGate()
 		}
-		b.vm, b.err = buildVersions(s.dir, head, &b.stop, func() (storer.EncodedObjectStorer, func(), error) {
+		b.vm, b.err = buildVersions(s.dir, head, &b.stop, &b.progress, func() (storer.EncodedObjectStorer, func(), error) {
 			repo, err := openRepositoryCache(s.dir, cache.NewObjectLRU(buildCache))
 			if err != nil {
 				return nil, nil, err

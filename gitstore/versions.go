@@ -116,7 +116,7 @@ func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash)
 	if wt, err := repo.Worktree(); err == nil {
 		dir = wt.Filesystem.Root()
 	}
-	return buildVersions(dir, head, nil, func() (storer.EncodedObjectStorer, func(), error) {
+	return buildVersions(dir, head, nil, nil, func() (storer.EncodedObjectStorer, func(), error) {
 		return repo.Storer, func() {}, nil
 	})
 }
@@ -188,11 +188,12 @@ var errStopped = errors.New("version map build stopped")
 // (gitVersions), else walking with go-git (walkVersions) on the objects
 // objects opens (and its func closes). Either reads history back to the
 // oldest commit that last changed a file still in head: the whole history
-// when the first notes were never edited since, the usual case.
-func buildVersions(dir string, head plumbing.Hash, stop *atomic.Bool,
+// when the first notes were never edited since, the usual case. git's
+// walk keeps progress, when not nil, up with what it has read.
+func buildVersions(dir string, head plumbing.Hash, stop *atomic.Bool, progress *walkProgress,
 	objects func() (storer.EncodedObjectStorer, func(), error)) (*versionMap, error) {
 	if dir != "" && gitCommand != "" {
-		vm, err := gitVersions(dir, head, stop)
+		vm, err := gitVersions(dir, head, stop, progress)
 		if err == nil || errors.Is(err, errStopped) {
 			return vm, err
 		}

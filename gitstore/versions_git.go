@@ -44,7 +44,7 @@ var errNoGitLog = errors.New("git log unavailable")
 // gitVersions builds the map of head with the git command line in dir:
 // head's files as `git ls-tree -r` lists them (submodules left out), then
 // gitLogVersions.
-func gitVersions(dir string, head plumbing.Hash, stop *atomic.Bool) (*versionMap, error) {
+func gitVersions(dir string, head plumbing.Hash, stop *atomic.Bool, progress *walkProgress) (*versionMap, error) {
 	out, err := gitOutput(dir, "ls-tree", "-r", "-z", "--full-tree", head.String())
 	if err != nil {
 		return nil, fmt.Errorf("%w: ls-tree: %v", errNoGitLog, err)
@@ -66,7 +66,7 @@ func gitVersions(dir string, head plumbing.Hash, stop *atomic.Bool) (*versionMap
 		unresolved[p] = p
 	}
 	vm := &versionMap{head: head, paths: make(map[string]plumbing.Hash, len(unresolved))}
-	return vm, gitLogVersions(dir, head, unresolved, vm.paths, stop)
+	return vm, gitLogVersions(dir, head, unresolved, vm.paths, stop, progress)
 }
 
 // gitLogVersions resolves the files of unresolved as walkVersions does,
@@ -79,18 +79,14 @@ func gitVersions(dir string, head plumbing.Hash, stop *atomic.Bool) (*versionMap
 // ls-tree included, takes ~6 s of CPU instead of ~48 s. It stops git as soon as every file has its commit. A file
 // still unresolved when the list ends is as old as the oldest commit
 // listed (the root commit, or a shallow clone's first), which holds it.
-func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string, out map[string]plumbing.Hash, stop *atomic.Bool) error {
+// progress, when not nil, is kept up with what has been read.
+func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string, out map[string]plumbing.Hash, stop *atomic.Bool, progress *walkProgress) error {
 	for p := range unresolved {
 		if strings.ContainsAny(p, "\n\x01") {
 			return errNoGitLog // the output below could not tell it from a commit line
 		}
 	}
-	cmd := exec.Command(gitCommand, "-c", "log.showSignature=false", "-c", "log.showRoot=true",
-		"-c", "core.deltaBaseCacheLimit="+strconv.FormatInt(logDeltaCache(dir), 10),
-		"log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--no-relative",
-		"--name-only", "-z", "--format=%x01%H", head.String(), "--")
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd := gitLogCommand(dir, head)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	pipe, err := cmd.StdoutPipe()
@@ -109,7 +105,7 @@ func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string
 		// version map's walk").
 		syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, backgroundNice)
 	}
-	eof, perr := readGitLog(pipe, unresolved, out, stop)
+	eof, perr := readGitLog(pipe, unresolved, out, stop, progress)
 	if !eof {
 		cmd.Process.Kill() // every file has its commit (or the build stopped): the rest is not needed
 	}
@@ -125,13 +121,28 @@ func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string
 	return nil
 }
 
+// gitLogCommand is the walk gitLogVersions reads: the paths each
+// first-parent commit from head changed, newest first (readGitLog).
+func gitLogCommand(dir string, head plumbing.Hash) *exec.Cmd {
+	cmd := exec.Command(gitCommand, "-c", "log.showSignature=false", "-c", "log.showRoot=true",
+		"-c", "core.deltaBaseCacheLimit="+strconv.FormatInt(logDeltaCache(dir), 10),
+		"log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--no-relative",
+		"--name-only", "-z", "--format=%x01%H", head.String(), "--")
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	return cmd
+}
+
+
 // readGitLog reads `git log -z --name-only --format=%x01%H`: each commit
 // is \x01 and its hash, then the paths it changed, each ended by a NUL
 // (the first after a newline). It says whether it read to the end: then
 // the files still unresolved get the last commit read. unresolved maps
 // each path to itself: out takes its key, not a copy of git's output.
-func readGitLog(r io.Reader, unresolved map[string]string, out map[string]plumbing.Hash, stop *atomic.Bool) (eof bool, err error) {
+// progress, when not nil, guards out and learns each commit read whole.
+func readGitLog(r io.Reader, unresolved map[string]string, out map[string]plumbing.Hash, stop *atomic.Bool, progress *walkProgress) (eof bool, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	progress.start(out)
 	var cur plumbing.Hash
 	for len(unresolved) > 0 {
 		tok, err := br.ReadSlice(0)
@@ -147,6 +158,9 @@ func readGitLog(r io.Reader, unresolved map[string]string, out map[string]plumbi
 			if stop != nil && stop.Load() {
 				return false, errStopped
 			}
+			if !cur.IsZero() {
+				progress.read(cur)
+			}
 			cur = plumbing.NewHash(string(tok[1:]))
 			continue
 		}
@@ -155,11 +169,11 @@ func readGitLog(r io.Reader, unresolved map[string]string, out map[string]plumbi
 			continue
 		}
 		delete(unresolved, p)
-		out[p] = cur
+		progress.found(p, cur, out)
 	}
 	if eof && !cur.IsZero() {
 		for p := range unresolved {
-			out[p] = cur
+			progress.found(p, cur, out)
 			delete(unresolved, p)
 		}
 	}

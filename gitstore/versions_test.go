@@ -142,7 +142,7 @@ func TestDeepHistoryVersionsMatchGitLog(t *testing.T) {
 		for p := range set() {
 			byPath[p] = p
 		}
-		if err := gitLogVersions(src, head, byPath, byGit, nil); err != nil {
+		if err := gitLogVersions(src, head, byPath, byGit, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := walkVersions(repo.Storer, head, c, set(), byWalk, nil); err != nil {
