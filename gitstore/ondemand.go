@@ -126,6 +126,7 @@ func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 		"--no-renames", "--no-relative", "--format=%H", from.String(), "--", path)
 	cmd.Dir = dir
 	cmd.Env = gitEnv()
+	cmd.WaitDelay = gitWaitDelay
 	out, err := cmd.Output()
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("git log %s: %w", path, err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -130,9 +131,20 @@ func gitLogCommand(dir string, head plumbing.Hash) *exec.Cmd {
 		"--name-only", "-z", "--format=%x01%H", head.String(), "--")
 	cmd.Dir = dir
 	cmd.Env = gitEnv()
+	cmd.WaitDelay = gitWaitDelay
 	return cmd
 }
 
+// gitWaitDelay bounds how long Wait waits for the pipes of a git process
+// killed before its end (the walk above once every file has its commit
+// or the store closes, a read's ask once the map is there). Killed, git
+// closes them at once; but a git run through a wrapper that does not exec
+// it (a version manager's shim, a script logging its calls) outlives the
+// wrapper killed in its stead and holds them, blocked writing to a pipe
+// Wait would close only once they are closed: Close waited forever. Past
+// the delay Wait closes them itself, and git, its next write failing,
+// ends.
+const gitWaitDelay = 2 * time.Second
 
 // readGitLog reads `git log -z --name-only --format=%x01%H`: each commit
 // is \x01 and its hash, then the paths it changed, each ended by a NUL

@@ -1,7 +1,11 @@
 package gitstore
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -32,5 +36,52 @@ func TestTheWalksDeltaCacheKeepsALargerSetting(t *testing.T) {
 	runGit(t, dir, "config", "core.deltaBaseCacheLimit", "1g")
 	if got := logDeltaCache(dir); got != 1<<30 {
 		t.Errorf("1g set: %d, want %d", got, 1<<30)
+	}
+}
+
+// git run through a wrapper that does not exec it (a version manager's
+// shim, a script that logs its calls) outlives the wrapper when the
+// wrapper is killed, holding the pipes cairn reads: a store closed while
+// its version map was being built waited for that git forever, which
+// itself waited, blocked writing the rest of the history to a pipe no one
+// read. The walk's git gets gitWaitDelay to let go of the pipes instead.
+func TestClosingDuringTheBuildDoesNotWaitForAWrappedGit(t *testing.T) {
+	dir := t.TempDir()
+	deepHistory(t, dir, 3000) // more names than a pipe holds
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "git-wrapper")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\n\""+bin+"\" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	was := gitCommand
+	gitCommand = wrapper
+	t.Cleanup(func() { gitCommand = was })
+
+	gate := make(chan struct{})
+	buildGate = func() { <-gate }
+	t.Cleanup(func() { buildGate = nil })
+	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	b := s.build
+	s.mu.Unlock()
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for !b.stop.Load() { // Close has asked the build to stop: let it read
+		time.Sleep(time.Millisecond)
+	}
+	close(gate)
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(2 * time.Minute): // a hang, not a slow close
+		t.Fatal("Close still waits for the version map's git two minutes on")
 	}
 }
