@@ -16,11 +16,17 @@ import (
 // machine, `git rev-list` alone 0.44 s). A plain commit-graph (the
 // commits' parents and trees in one file, no changed-path filters) spares
 // that: the ask then takes 0.60 s, the map's own walk 0.2 s less, for
-// 0.63 s of CPU once. So a build from nothing over a long history has git
-// write one, in the background at the map's priority, when the
-// repository has none (git gc and git maintenance write one too; a clone
-// made by `git clone` has none). Filters were tried and dropped: they
-// cost more than the map (docs/benchmarks.md, "The version map's walk").
+// 0.63 s of CPU once. So a build from nothing over a long history has
+// git write one, in the background, when the repository has none (git gc
+// and git maintenance write one too; a clone made by `git clone` has
+// none). Filters were tried and dropped: they cost more than the map
+// (docs/benchmarks.md, "The version map's walk").
+//
+// The write runs at normal priority, unlike the map's walk: at nice 10,
+// beside a fresh 100,000-note clone's open and index build, it took
+// 2.2-3.1 s, and the first read, 2-4 s in, asked git without it (1.5-2.1
+// s with the core an ask gets, cores.go); at normal priority it took
+// 0.9-1.1 s, and that read 0.87-0.98 s.
 //
 // Nothing stops the write, not Close, not a Ctrl-C to cairn (git runs in
 // a process group of its own): git sets up the handler that removes its
@@ -50,7 +56,6 @@ func startGraphWrite(dir, gitDir string) (done <-chan struct{}) {
 		if cmd.Start() != nil {
 			return
 		}
-		syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, backgroundNice)
 		cmd.Wait() // best effort: without the file, asks parse every commit
 	}()
 	return ch
