@@ -12,9 +12,9 @@ import (
 // but what it started goes on meanwhile on every core: the step's
 // analysis, Bleve's merges, the collector. Beside a fresh 100,000-note
 // clone's build on 2 cores, an ask that takes 0.6 s of CPU alone took
-// 0.8-1.35 s, and the first reads 1.05-1.5 s (docs/benchmarks.md, "The
-// version map's walk"). Asks come only while the version map is built,
-// a few seconds at the start of a fresh clone's first serve.
+// 0.8-1.35 s (docs/benchmarks.md, "Reads while the version map is
+// built"). Asks come only while the version map is built, a few seconds
+// at the start of a fresh clone's first serve.
 var cores struct {
 	mu   sync.Mutex
 	asks int // asks running

@@ -128,10 +128,13 @@ func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 		"--no-renames", "--no-relative", "--format=%H", from.String(), "--", path)
 	cmd.Dir = dir
 	cmd.Env = gitEnv()
-	cmd.WaitDelay = gitWaitDelay
+	inGroup(cmd)
 	restore := leaveACore()
 	out, err := cmd.Output()
 	restore()
+	// The map's walk goes on at normal priority now, after this ask: it
+	// would have taken half of the core left to it.
+	b.progress.hurry.Store(true)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("git log %s: %w", path, err)
 	}

@@ -87,7 +87,30 @@ func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string
 			return errNoGitLog // the output below could not tell it from a commit line
 		}
 	}
-	cmd := gitLogCommand(dir, head)
+	// A background build (startBuild) yields to the open it runs beside
+	// (the catalog scan reads every note on every core) and to a fresh
+	// clone's index build: at normal priority a served fresh clone's first
+	// answer came 0.4-0.5 s later at 100,000 notes and its index 0.4 s
+	// later at 10,000 (docs/benchmarks.md, "The version map's walk"). Once
+	// a read asks git for a path's version meanwhile (ondemand.go), a
+	// person waits for what the walk would tell: it goes on at normal
+	// priority from the commit whose paths it was about to read, in a new
+	// git process, as a process's priority can be lowered but not raised
+	// again.
+	from, niced := head, stop != nil
+	for {
+		err := gitLogRun(dir, from, niced, unresolved, out, stop, progress)
+		if !errors.Is(err, errHurry) {
+			return err
+		}
+		from, niced = progress.resume, false
+	}
+}
+
+// gitLogRun runs one git process of gitLogVersions' walk, from commit
+// from, at nice backgroundNice when niced.
+func gitLogRun(dir string, from plumbing.Hash, niced bool, unresolved map[string]string, out map[string]plumbing.Hash, stop *atomic.Bool, progress *walkProgress) error {
+	cmd := gitLogCommand(dir, from)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	pipe, err := cmd.StdoutPipe()
@@ -97,18 +120,15 @@ func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%w: %v", errNoGitLog, err)
 	}
-	if stop != nil {
-		// A background build (startBuild) yields to the open it runs
-		// beside (the catalog scan reads every note on every core) and to
-		// a fresh clone's index build: at normal priority a served fresh
-		// clone's first answer came 0.4-0.5 s later at 100,000 notes and
-		// its index 0.4 s later at 10,000 (docs/benchmarks.md, "The
-		// version map's walk").
-		syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, backgroundNice)
+	if niced {
+		syscall.Setpriority(syscall.PRIO_PGRP, cmd.Process.Pid, backgroundNice)
+	}
+	if progress != nil {
+		progress.niced = niced
 	}
 	eof, perr := readGitLog(pipe, unresolved, out, stop, progress)
 	if !eof {
-		cmd.Process.Kill() // every file has its commit (or the build stopped): the rest is not needed
+		killGroup(cmd) // every file has its commit (or the build stopped, or hurried): the rest is not needed
 	}
 	werr := cmd.Wait()
 	switch {
@@ -131,20 +151,41 @@ func gitLogCommand(dir string, head plumbing.Hash) *exec.Cmd {
 		"--name-only", "-z", "--format=%x01%H", head.String(), "--")
 	cmd.Dir = dir
 	cmd.Env = gitEnv()
-	cmd.WaitDelay = gitWaitDelay
+	inGroup(cmd)
 	return cmd
 }
 
-// gitWaitDelay bounds how long Wait waits for the pipes of a git process
-// killed before its end (the walk above once every file has its commit
-// or the store closes, a read's ask once the map is there). Killed, git
-// closes them at once; but a git run through a wrapper that does not exec
-// it (a version manager's shim, a script logging its calls) outlives the
-// wrapper killed in its stead and holds them, blocked writing to a pipe
-// Wait would close only once they are closed: Close waited forever. Past
-// the delay Wait closes them itself, and git, its next write failing,
-// ends.
+// A git process killed before its end (the walk above once every file
+// has its commit, the store closes or a read hurries it; a read's ask
+// once the map is there) is killed with its process group. Killed alone,
+// git closes its pipes at once; but a git run through a wrapper that does
+// not exec it (a version manager's shim, a script logging its calls)
+// outlived the wrapper killed in its stead and held them, blocked writing
+// to a pipe Wait would close only once they were closed: Close waited
+// forever. And Wait waits at most gitWaitDelay for the pipes of a process
+// that escaped the group (a wrapper starting a session of its own), then
+// closes them itself: git, its next write failing, ends.
 const gitWaitDelay = 2 * time.Second
+
+// inGroup runs cmd in a process group of its own, which killGroup (and a
+// cancelled context, when cmd was made by exec.CommandContext) kills
+// whole.
+func inGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.Cancel != nil {
+		cmd.Cancel = func() error { return killGroup(cmd) }
+	}
+	cmd.WaitDelay = gitWaitDelay
+}
+
+// killGroup kills cmd's process group (inGroup).
+func killGroup(cmd *exec.Cmd) error {
+	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
 
 // readGitLog reads `git log -z --name-only --format=%x01%H`: each commit
 // is \x01 and its hash, then the paths it changed, each ended by a NUL
@@ -170,10 +211,15 @@ func readGitLog(r io.Reader, unresolved map[string]string, out map[string]plumbi
 			if stop != nil && stop.Load() {
 				return false, errStopped
 			}
+			next := plumbing.NewHash(string(tok[1:]))
 			if !cur.IsZero() {
 				progress.read(cur)
+				if progress.hurried() {
+					progress.resume = next // whose paths are still to read
+					return false, errHurry
+				}
 			}
-			cur = plumbing.NewHash(string(tok[1:]))
+			cur = next
 			continue
 		}
 		p, ok := unresolved[string(tok)]

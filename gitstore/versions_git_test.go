@@ -44,7 +44,8 @@ func TestTheWalksDeltaCacheKeepsALargerSetting(t *testing.T) {
 // wrapper is killed, holding the pipes cairn reads: a store closed while
 // its version map was being built waited for that git forever, which
 // itself waited, blocked writing the rest of the history to a pipe no one
-// read. The walk's git gets gitWaitDelay to let go of the pipes instead.
+// read. The walk's git is killed with its process group instead (and Wait
+// gives up on pipes held past gitWaitDelay).
 func TestClosingDuringTheBuildDoesNotWaitForAWrappedGit(t *testing.T) {
 	dir := t.TempDir()
 	deepHistory(t, dir, 3000) // more names than a pipe holds

@@ -1,7 +1,9 @@
 package gitstore
 
 import (
+	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -14,7 +16,8 @@ import (
 // through, so an ask need only walk on from there. Beside a fresh
 // 100,000-note clone's index build, the walk reaches the oldest notes
 // 9-19 s in; the first reads, 2-8 s in, each asked git to walk all of it
-// again from the head (docs/benchmarks.md, "The version map's walk").
+// again from the head (docs/benchmarks.md, "Reads while the version map
+// is built").
 type walkProgress struct {
 	mu sync.Mutex
 	// out is the map the walk fills (nil until it starts listing).
@@ -22,6 +25,22 @@ type walkProgress struct {
 	// through is the last commit whose changed paths have all been read
 	// (zero: none yet).
 	through plumbing.Hash
+	// hurry is set when a read asks git: a walk at a lower priority then
+	// goes on at normal priority (gitLogVersions), from resume, the
+	// commit whose paths it was about to read. niced says the walk runs
+	// at the lower one. niced and resume are the walk's own goroutine's.
+	hurry  atomic.Bool
+	niced  bool
+	resume plumbing.Hash
+}
+
+// errHurry ends a niced walk's read of git's output when a read has asked
+// git meanwhile: it goes on at normal priority (gitLogVersions).
+var errHurry = errors.New("version map walk hurried")
+
+// hurried says whether the niced walk should go on at normal priority.
+func (w *walkProgress) hurried() bool {
+	return w != nil && w.niced && w.hurry.Load()
 }
 
 // start gives the progress the map the walk fills.

@@ -3,6 +3,11 @@ package gitstore
 import (
 	"bytes"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -108,4 +113,59 @@ func (c *cutReader) Read(p []byte) (int, error) {
 	}
 	<-c.rest
 	return 0, io.EOF
+}
+
+// Once a read has asked git, the map's walk, niced until then, goes on
+// from the last commit it read whole in a new git process (at normal
+// priority), and the map comes out as a whole walk gives it.
+func TestAHurriedWalkGoesOnWhereItWas(t *testing.T) {
+	dir := t.TempDir()
+	paths := deepHistory(t, dir, 600)
+	head := plumbing.NewHash(runGit(t, dir, "rev-parse", "main"))
+	whole, err := buildVersions(dir, head, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	calls := filepath.Join(tmp, "calls")
+	wrapper := filepath.Join(tmp, "git")
+	script := "#!/bin/sh\necho \"$*\" >> \"" + calls + "\"\nexec \"" + bin + "\" \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	was := gitCommand
+	gitCommand = wrapper
+	t.Cleanup(func() { gitCommand = was })
+
+	var progress walkProgress
+	progress.hurry.Store(true) // a read asked as the walk began
+	vm, err := gitVersions(dir, head, &atomic.Bool{}, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vm.paths) != len(paths) || len(whole.paths) != len(paths) {
+		t.Fatalf("%d paths: the hurried walk gave %d versions, the whole one %d", len(paths), len(vm.paths), len(whole.paths))
+	}
+	for _, p := range paths {
+		if vm.paths[p] != whole.paths[p] {
+			t.Fatalf("%s: the hurried walk says %s, the whole one %s", p, vm.paths[p], whole.paths[p])
+		}
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walks []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, " log --first-parent ") {
+			walks = append(walks, strings.TrimSuffix(line, " --"))
+		}
+	}
+	if len(walks) != 2 || !strings.HasSuffix(walks[0], head.String()) || strings.HasSuffix(walks[1], head.String()) {
+		t.Fatalf("want two walks, the second from a commit under the head %s; git ran:\n%s", head, strings.Join(walks, "\n"))
+	}
 }
