@@ -26,7 +26,9 @@ import (
 // beside a fresh 100,000-note clone's open and index build, it took
 // 2.2-3.1 s, and the first read, 2-4 s in, asked git without it (1.5-2.1
 // s with the core an ask gets, cores.go); at normal priority it took
-// 0.9-1.1 s, and that read 0.87-0.98 s.
+// 0.8-1.5 s, and that read 0.87-1.12 s in thirteen runs of fourteen. The
+// first answer came about 0.2 s later (docs/benchmarks.md, "Reads while
+// the version map is built").
 //
 // Nothing stops the write, not Close, not a Ctrl-C to cairn (git runs in
 // a process group of its own): git sets up the handler that removes its
