@@ -20,13 +20,7 @@ import (
 // gets the version the whole map gives it, in a history with edits of old
 // files, deletions, an undone change, a file become a folder and a merge.
 func TestAReadTakesWhatTheMapsWalkHasRead(t *testing.T) {
-	dir := t.TempDir()
-	paths := deepHistory(t, dir, 120)
-	head := plumbing.NewHash(runGit(t, dir, "rev-parse", "main"))
-	whole, err := buildVersions(dir, head, nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, paths, head, whole := wholeWalk(t, 120)
 	log, err := gitLogCommand(dir, head).Output()
 	if err != nil {
 		t.Fatal(err)
@@ -116,16 +110,10 @@ func (c *cutReader) Read(p []byte) (int, error) {
 }
 
 // Once a read has asked git, the map's walk, niced until then, goes on
-// from the last commit it read whole in a new git process (at normal
-// priority), and the map comes out as a whole walk gives it.
+// from the commit whose paths it was about to read in a new git process
+// (at normal priority), and the map comes out as a whole walk gives it.
 func TestAHurriedWalkGoesOnWhereItWas(t *testing.T) {
-	dir := t.TempDir()
-	paths := deepHistory(t, dir, 600)
-	head := plumbing.NewHash(runGit(t, dir, "rev-parse", "main"))
-	whole, err := buildVersions(dir, head, nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, paths, head, whole := wholeWalk(t, 600)
 	bin, err := exec.LookPath("git")
 	if err != nil {
 		t.Fatal(err)
@@ -168,4 +156,18 @@ func TestAHurriedWalkGoesOnWhereItWas(t *testing.T) {
 	if len(walks) != 2 || !strings.HasSuffix(walks[0], head.String()) || strings.HasSuffix(walks[1], head.String()) {
 		t.Fatalf("want two walks, the second from a commit under the head %s; git ran:\n%s", head, strings.Join(walks, "\n"))
 	}
+}
+
+// wholeWalk makes a history of n commits (deepHistory) and the map a
+// whole walk of it gives: the folder, HEAD's paths, HEAD, the map.
+func wholeWalk(t *testing.T, n int) (string, []string, plumbing.Hash, *versionMap) {
+	t.Helper()
+	dir := t.TempDir()
+	paths := deepHistory(t, dir, n)
+	head := plumbing.NewHash(runGit(t, dir, "rev-parse", "main"))
+	whole, err := buildVersions(dir, head, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, paths, head, whole
 }
