@@ -97,9 +97,9 @@ func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string
 	// priority from the commit whose paths it was about to read, in a new
 	// git process, as a process's priority can be lowered but not raised
 	// again.
-	from, niced := head, stop != nil
+	from, niced, cache := head, stop != nil, logDeltaCache(dir)
 	for {
-		err := gitLogRun(dir, from, niced, unresolved, out, stop, progress)
+		err := gitLogRun(gitLogCommand(dir, from, cache), niced, unresolved, out, stop, progress)
 		if !errors.Is(err, errHurry) {
 			return err
 		}
@@ -107,10 +107,9 @@ func gitLogVersions(dir string, head plumbing.Hash, unresolved map[string]string
 	}
 }
 
-// gitLogRun runs one git process of gitLogVersions' walk, from commit
-// from, at nice backgroundNice when niced.
-func gitLogRun(dir string, from plumbing.Hash, niced bool, unresolved map[string]string, out map[string]plumbing.Hash, stop *atomic.Bool, progress *walkProgress) error {
-	cmd := gitLogCommand(dir, from)
+// gitLogRun runs cmd, one git process of gitLogVersions' walk, at nice
+// backgroundNice when niced.
+func gitLogRun(cmd *exec.Cmd, niced bool, unresolved map[string]string, out map[string]plumbing.Hash, stop *atomic.Bool, progress *walkProgress) error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	pipe, err := cmd.StdoutPipe()
@@ -143,10 +142,11 @@ func gitLogRun(dir string, from plumbing.Hash, niced bool, unresolved map[string
 }
 
 // gitLogCommand is the walk gitLogVersions reads: the paths each
-// first-parent commit from head changed, newest first (readGitLog).
-func gitLogCommand(dir string, head plumbing.Hash) *exec.Cmd {
+// first-parent commit from head changed, newest first (readGitLog), with
+// a delta base cache of cache bytes (logDeltaCache).
+func gitLogCommand(dir string, head plumbing.Hash, cache int64) *exec.Cmd {
 	cmd := exec.Command(gitCommand, "-c", "log.showSignature=false", "-c", "log.showRoot=true",
-		"-c", "core.deltaBaseCacheLimit="+strconv.FormatInt(logDeltaCache(dir), 10),
+		"-c", "core.deltaBaseCacheLimit="+strconv.FormatInt(cache, 10),
 		"log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--no-relative",
 		"--name-only", "-z", "--format=%x01%H", head.String(), "--")
 	cmd.Dir = dir

@@ -21,7 +21,7 @@ import (
 // files, deletions, an undone change, a file become a folder and a merge.
 func TestAReadTakesWhatTheMapsWalkHasRead(t *testing.T) {
 	dir, paths, head, whole := wholeWalk(t, 120)
-	log, err := gitLogCommand(dir, head).Output()
+	log, err := gitLogCommand(dir, head, walkDeltaCache).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
