@@ -46,7 +46,8 @@ func startBackground(ctx context.Context, v *vault.Vault, o Options) {
 // end a server within 2 s, and the handover (DrainBudget) comes first.
 // Close stops the index's work at its next step (a few hundred
 // milliseconds at most) and waits at most search.DefaultCloseWait for
-// Bleve's disk writes; past the budget the process exits anyway. Every
+// Bleve's disk writes (250 ms more during a first build, whose persister
+// naps between writes); past the budget the process exits anyway. Every
 // file is written whole or not at all, and the search index, derived
 // state, is checked against its manifest at the next start.
 const CloseBudget = 800 * time.Millisecond

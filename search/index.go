@@ -38,7 +38,9 @@ type Options struct {
 	// Logf reports rebuilds and embedding failures (nil: silent).
 	Logf func(format string, args ...any)
 	// CloseWait bounds how long Close waits for Bleve to write the last
-	// batches to disk (0: DefaultCloseWait).
+	// batches to disk (0: DefaultCloseWait), past what may be left of
+	// the persister's nap (napLeft: at most buildNap, during a build from
+	// nothing).
 	CloseWait time.Duration
 }
 
@@ -76,6 +78,7 @@ type Index struct {
 	batchMu   sync.Mutex
 	persistMu sync.Mutex
 	lock      *os.File // flock'd while open
+	nap       napState // the persister's nap during a build from nothing (buildnap.go)
 
 	vec       *vectors // nil without an embedder
 	offReason string   // why vec is nil although an embedder was given
@@ -221,10 +224,11 @@ func (ix *Index) openLexical() error {
 	if err != nil {
 		return err
 	}
-	b, err := bleve.NewUsing(ix.bleveDir(), im, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, scorchConfig())
+	b, err := bleve.NewUsing(ix.bleveDir(), im, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, napConfig())
 	if err != nil {
 		return fmt.Errorf("create search index: %w", err)
 	}
+	ix.nap.on.Store(true)
 	ix.bleve, ix.rebuilt = b, reason
 	ix.metaSeen = ^uint64(0) // unsaved
 	return nil
@@ -235,8 +239,11 @@ func (ix *Index) openLexical() error {
 // disk (unsafe_batch), so a write's index update costs no fsync. The
 // index is derived state: a crash that loses batches leaves Bleve behind
 // its manifest, and the next open reconciles the two (reconcile.go).
+// The persister does not nap (buildnap.go): said at every open, since
+// Bleve keeps the options an index was created with and an open's own
+// override them.
 func scorchConfig() map[string]any {
-	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true}
+	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true, "scorchPersisterOptions": napOptions(0)}
 }
 
 // A new segment's buffer is sized by zapx for the batch's documents plus
@@ -446,7 +453,7 @@ func (ix *Index) persist() error {
 // Close stops the embedding worker, waits for the updates in flight
 // (each bounded by the per-document bounds; later ones are refused),
 // saves what there is to save and closes Bleve. It waits at most
-// Options.CloseWait for Bleve to put the last batches on disk: a shutdown
+// Options.CloseWait (and napLeft) for Bleve to put the last batches on disk: a shutdown
 // must not hang on it, and an index closed before they are is behind its
 // manifest, which the next open reconciles (the documents of the lost
 // batches are indexed again).
@@ -462,10 +469,12 @@ func (ix *Index) Close() error {
 	ix.persistMu.Lock()
 	err := ix.persist()
 	ix.persistMu.Unlock()
+	ix.BuildDone()
 	wait := ix.opts.CloseWait
 	if wait <= 0 {
 		wait = DefaultCloseWait
 	}
+	wait += ix.napLeft()
 	if perr := ix.waitPersisted(wait); err == nil {
 		err = perr
 	}

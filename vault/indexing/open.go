@@ -119,6 +119,10 @@ func (k *Keeper) openIndex(done, begun, known chan struct{}) {
 		}
 		err = k.Sync(true)
 		k.build.Store(nil)
+		// A build from nothing let Bleve's persister nap between its
+		// writes (search/buildnap.go); a write's batch now goes to the
+		// disk at once.
+		ix.BuildDone()
 		if err == nil {
 			ix.QueueMissingVectors()
 		}
