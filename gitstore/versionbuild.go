@@ -70,6 +70,7 @@ func (s *Store) startBuild(head plumbing.Hash) {
 		slots: make(chan struct{}, onDemandSlots), overlay: map[string]plumbing.Hash{}}
 	s.build = b
 	b.graph = startGraphWrite(s.dir, s.gitDir)
+	go s.warmPacks(b, head)
 	go func() {
 		defer close(b.done)
 		if buildGate != nil {
