@@ -13,7 +13,7 @@ import (
 // segment of its own, which the merger then reads back and merges; with
 // it, the steps introduced meanwhile are merged in memory and written as
 // one. Measured on a fresh 10,000-note clone: docs/benchmarks.md, "The
-// persister naps during the first build".
+// persister naps during a first build".
 const buildNap = 250 * time.Millisecond
 
 // napConfig is scorchConfig for an index built from nothing: its
