@@ -129,8 +129,9 @@ func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 	cmd.Dir = dir
 	cmd.Env = gitEnv()
 	inGroup(cmd)
-	restore := leaveACore()
+	restore, resume := leaveACore(), b.progress.pauseFor()
 	out, err := cmd.Output()
+	resume()
 	restore()
 	// The map's walk goes on at normal priority now, after this ask: it
 	// would have taken half of the core left to it.

@@ -154,6 +154,7 @@ func (s *Store) settleBuildLocked(stop bool) {
 		// Stopped, it ends at its next commit read: waited for with the
 		// lock held, as Close needs.
 		b.stop.Store(true)
+		b.progress.release() // a walk stopped for an ask sees it
 		<-b.done
 	}
 	s.takeBuildLocked(b)

@@ -125,7 +125,9 @@ func gitLogRun(cmd *exec.Cmd, niced bool, unresolved map[string]string, out map[
 	if progress != nil {
 		progress.niced = niced
 	}
+	progress.running(cmd.Process.Pid)
 	eof, perr := readGitLog(pipe, unresolved, out, stop, progress)
+	progress.running(0)
 	if !eof {
 		killGroup(cmd) // every file has its commit (or the build stopped, or hurried): the rest is not needed
 	}

@@ -32,6 +32,9 @@ type walkProgress struct {
 	hurry  atomic.Bool
 	niced  bool
 	resume plumbing.Hash
+	// pause stops the walk's git while an ask runs (walkpause.go);
+	// guarded by mu.
+	pause walkPause
 }
 
 // errHurry ends a niced walk's read of git's output when a read has asked
