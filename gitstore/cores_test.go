@@ -1,11 +1,7 @@
 package gitstore
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -98,26 +94,9 @@ func TestAReadsGitRunsWithACoreLeftToIt(t *testing.T) {
 	runtime.GOMAXPROCS(2)
 	t.Cleanup(runtime.SetDefaultGOMAXPROCS)
 
-	// git behind a wrapper that holds a read's ask (`log -1`) until the
-	// test lets it go.
-	bin, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	fifo := filepath.Join(tmp, "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	wrapper := filepath.Join(tmp, "git")
-	script := "#!/bin/sh\ncase \" $* \" in *\" -1 \"*) read x < \"" + fifo + "\";; esac\nexec \"" + bin + "\" \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	s := openHeld(t, dir) // the map's build held: reads ask git
-	was := gitCommand
-	gitCommand = wrapper
-	t.Cleanup(func() { gitCommand = was })
+	// A read's ask (`log -1`) is held until the test lets it go.
+	release := holdGit(t, "-1")
 	read := make(chan error, 1)
 	go func() {
 		_, _, err := s.Version("edited.md")
@@ -130,9 +109,7 @@ func TestAReadsGitRunsWithACoreLeftToIt(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if err := os.WriteFile(fifo, []byte("go\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if err := <-read; err != nil {
 		t.Fatal(err)
 	}

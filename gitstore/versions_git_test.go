@@ -1,8 +1,6 @@
 package gitstore
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,18 +46,8 @@ func TestTheWalksDeltaCacheKeepsALargerSetting(t *testing.T) {
 // gives up on pipes held past gitWaitDelay).
 func TestClosingDuringTheBuildDoesNotWaitForAWrappedGit(t *testing.T) {
 	dir := t.TempDir()
-	deepHistory(t, dir, 3000) // more names than a pipe holds
-	bin, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrapper := filepath.Join(t.TempDir(), "git-wrapper")
-	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\n\""+bin+"\" \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	was := gitCommand
-	gitCommand = wrapper
-	t.Cleanup(func() { gitCommand = was })
+	deepHistory(t, dir, 3000)       // more names than a pipe holds
+	wrapGit(t, "\"$GIT\" \"$@\"\n") // runs git, does not exec it
 
 	gate := make(chan struct{})
 	buildGate = func() { <-gate }

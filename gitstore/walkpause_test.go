@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -44,24 +41,7 @@ func waitStopped(t *testing.T, pid int, want bool, what string) {
 // still gives the whole walk's map.
 func TestTheWalkStopsWhileAnAskRuns(t *testing.T) {
 	dir, paths, head, whole := wholeWalk(t, 50)
-	bin, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	fifo := filepath.Join(tmp, "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// The walk's git waits behind a wrapper until the test lets it go.
-	wrapper := filepath.Join(tmp, "git")
-	script := "#!/bin/sh\ncase \" $* \" in *\" --name-only \"*) read x < \"" + fifo + "\";; esac\nexec \"" + bin + "\" \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	was := gitCommand
-	gitCommand = wrapper
-	t.Cleanup(func() { gitCommand = was })
+	release := holdGit(t, "--name-only") // the walk's git, until the test lets it go
 
 	var progress walkProgress
 	first := progress.pauseFor() // an ask runs as the walk starts
@@ -110,9 +90,7 @@ func TestTheWalkStopsWhileAnAskRuns(t *testing.T) {
 	third()
 	fourth()
 
-	if err := os.WriteFile(fifo, []byte("go\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	var r result
 	select {
 	case r = <-done:

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -114,20 +113,8 @@ func (c *cutReader) Read(p []byte) (int, error) {
 // (at normal priority), and the map comes out as a whole walk gives it.
 func TestAHurriedWalkGoesOnWhereItWas(t *testing.T) {
 	dir, paths, head, whole := wholeWalk(t, 600)
-	bin, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	calls := filepath.Join(tmp, "calls")
-	wrapper := filepath.Join(tmp, "git")
-	script := "#!/bin/sh\necho \"$*\" >> \"" + calls + "\"\nexec \"" + bin + "\" \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	was := gitCommand
-	gitCommand = wrapper
-	t.Cleanup(func() { gitCommand = was })
+	calls := filepath.Join(t.TempDir(), "calls")
+	wrapGit(t, "echo \"$*\" >> \""+calls+"\"\nexec \"$GIT\" \"$@\"\n")
 
 	var progress walkProgress
 	progress.hurry.Store(true) // a read asked as the walk began
