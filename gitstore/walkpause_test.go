@@ -1,3 +1,7 @@
+//go:build linux
+
+// The stopped state is read in /proc.
+
 package gitstore
 
 import (
