@@ -133,8 +133,8 @@ func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 	out, err := cmd.Output()
 	resume()
 	restore()
-	// The map's walk goes on at normal priority now, after this ask: it
-	// would have taken half of the core left to it.
+	// A person waits for what the map's walk would tell: stopped while
+	// this ask ran (walkpause.go), it now goes on at normal priority.
 	b.progress.hurry.Store(true)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("git log %s: %w", path, err)
