@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -59,9 +60,10 @@ func (s *Store) buildingVersionLocked(path string) (version, blob plumbing.Hash,
 	if !ask {
 		return version, blob, true
 	}
+	cache := askDeltaCache(s.wayTreesBytesLocked(b.head, path))
 	s.asking.Add(1)
 	s.mu.Unlock()
-	h, err := b.askGit(s.dir, path)
+	h, err := b.askGit(s.dir, path, cache)
 	s.mu.Lock()
 	s.asking.Add(-1)
 	if err != nil || s.build != b {
@@ -91,8 +93,9 @@ type askedVersion struct{ version, blob plumbing.Hash }
 // clone's first, holds every file it has). Limited to a path, git shows a
 // merge when it differs from its first parent there, as the whole walk's
 // --diff-merges=first-parent lists it; only the hash is printed. git
-// waits for a slot, and is given up (killed) when the build ends first.
-func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
+// gets a delta base cache of cache bytes (askcache.go), waits for a slot,
+// and is given up (killed) when the build ends first.
+func (b *versionBuild) askGit(dir, path string, cache int64) (plumbing.Hash, error) {
 	if v, found, _ := b.progress.walked(path); found {
 		return v, nil
 	}
@@ -124,7 +127,7 @@ func (b *versionBuild) askGit(dir, path string) (plumbing.Hash, error) {
 		}
 	}()
 	cmd := exec.CommandContext(ctx, gitCommand, "-c", "log.showSignature=false", "-c", "log.showRoot=true",
-		"--literal-pathspecs", "log", "-1", "--first-parent", "--no-patch",
+		"-c", "core.deltaBaseCacheLimit="+strconv.FormatInt(cache, 10), "--literal-pathspecs", "log", "-1", "--first-parent", "--no-patch",
 		"--no-renames", "--no-relative", "--format=%H", from.String(), "--", path)
 	cmd.Dir = dir
 	cmd.Env = gitEnv()

@@ -68,7 +68,7 @@ func TestAReadTakesWhatTheMapsWalkHasRead(t *testing.T) {
 			} else if !from.IsZero() {
 				walkedOn++
 			}
-			got, err := b.askGit(dir, p)
+			got, err := b.askGit(dir, p, askCacheFloor)
 			if err != nil {
 				t.Fatalf("cut at byte %d: %s: %v", cut, p, err)
 			}
