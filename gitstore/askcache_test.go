@@ -68,16 +68,7 @@ func TestTheAsksCacheFollowsTheTreesOnItsWay(t *testing.T) {
 
 	calls := filepath.Join(t.TempDir(), "calls")
 	wrapGit(t, "echo \"$*\" >> \""+calls+"\"\nexec \"$GIT\" \"$@\"\n")
-	gate, started := make(chan struct{}), make(chan struct{})
-	buildGate = func() { close(started); <-gate }
-	defer func() { buildGate = nil }()
-	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	defer close(gate)
-	<-started
+	s, _ := openBuilding(t, dir)
 
 	want := map[string]int64{"flat/Note 000000.md": askDeltaCache(flatWay), "small/a.md": askCacheFloor}
 	answered := make(chan struct{})

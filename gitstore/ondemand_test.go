@@ -3,6 +3,7 @@ package gitstore
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -45,6 +46,28 @@ func onDemandHistory(t *testing.T) string {
 	return dir
 }
 
+// openBuilding opens dir's store with the version map's build held at its
+// start until release is called (at the latest when the test ends,
+// before the store is closed).
+func openBuilding(t *testing.T, dir string) (s *Store, release func()) {
+	t.Helper()
+	gate, started := make(chan struct{}), make(chan struct{})
+	buildGate = func() { close(started); <-gate }
+	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
+	if err != nil {
+		buildGate = nil
+		t.Fatal(err)
+	}
+	release = sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(func() {
+		release()
+		s.Close()
+		buildGate = nil
+	})
+	<-started
+	return s, release
+}
+
 // While the version map is still being built in the background, a read
 // gets a path's version from git alone (issue 34: every read during a
 // 100,000-note build within 1 s; the whole map takes 12 s to minutes),
@@ -53,22 +76,7 @@ func TestAReadGetsItsVersionWhileTheMapIsBuilt(t *testing.T) {
 	dir := onDemandHistory(t)
 	paths := []string{"old.md", "edited.md", "f/deep/in folder.md", "side.md", "main.md", "last.md", ".gitignore", "gone.md", "never.md", "f", "f/deep"}
 
-	gate, started := make(chan struct{}), make(chan struct{})
-	buildGate = func() { close(started); <-gate }
-	defer func() { buildGate = nil }()
-	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	defer func() {
-		select {
-		case <-gate:
-		default:
-			close(gate)
-		}
-	}()
-	<-started
+	s, release := openBuilding(t, dir)
 
 	type version struct {
 		v  string
@@ -106,7 +114,7 @@ func TestAReadGetsItsVersionWhileTheMapIsBuilt(t *testing.T) {
 		t.Fatal("the build ended while held")
 	default:
 	}
-	close(gate)
+	release()
 	for _, p := range paths {
 		v, ok, err := s.Version(p)
 		if err != nil {
