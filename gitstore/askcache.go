@@ -15,8 +15,8 @@ import (
 // trees nothing reads again: on the generated 100,000-note vault (100
 // folders of 1,000 notes, trees of 3 and 42 KB on the way), asking for the
 // oldest note faulted 37,000 pages with the default and 13,500 with
-// 8 MiB, for 0.54 s of CPU in both. Right after a fast clone those faults
-// cost up to 0.5 s of system time an ask. Too small a cache, though,
+// 8 MiB, for 0.54 s of CPU in both; right after a fast clone, asks that
+// faulted as many spent up to 0.5 s in system time. Too small a cache, though,
 // inflates the same bases again for each commit: with one folder of
 // 20,000 notes (an 840 KB tree), an ask took 2.4 s with 64 or 96 MiB, 3.0 s
 // with 32 MiB and 5.0 s with 8 MiB (docs/benchmarks.md, "Reads while the

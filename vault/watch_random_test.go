@@ -229,7 +229,7 @@ func indexEqualsRebuild(t *testing.T, v *Vault, queries []string) {
 // in the sample vault: its answers are whole.
 const wholeList = 200
 
-// sameAnswers says whether a live index's answer to q and a rebuild's
+// sameAnswers fails t unless a live index's answer to q and a rebuild's
 // match the same notes, in the same order wherever the rebuild's BM25
 // scores set them clearly apart. Near ties may fall either way: Bleve
 // reckons a field's average length from its dictionaries' sizes summed
