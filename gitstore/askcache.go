@@ -1,10 +1,6 @@
 package gitstore
 
-import (
-	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
-)
+import "github.com/go-git/go-git/v5/plumbing"
 
 // A read's ask of git (askGit) walks the history limited to one path:
 // for each commit it reads the trees on the path's way, most of them
@@ -50,24 +46,14 @@ func (s *Store) wayTreesBytesLocked(head plumbing.Hash, path string) int64 {
 	if err != nil {
 		return -1
 	}
-	w := newRawWalker(s.repo.Storer)
-	h, total := c.tree, int64(0)
-	for {
-		entries, err := w.tree(h)
-		if err != nil {
-			return -1
-		}
+	total := int64(0)
+	_, _, err = newRawWalker(s.repo.Storer).findVisiting(c.tree, path, func(entries []rawEntry) {
 		for i := range entries {
 			total += int64(len(entries[i].name) + treeEntryBytes)
 		}
-		name, rest, nested := strings.Cut(path, "/")
-		if !nested {
-			return total
-		}
-		i := findEntry(entries, []byte(name))
-		if i < 0 || !entries[i].isDir() {
-			return total
-		}
-		h, path = entries[i].hash, rest
+	})
+	if err != nil {
+		return -1
 	}
+	return total
 }

@@ -26,7 +26,8 @@ var cores struct {
 	asks    int  // asks running
 	was     int  // GOMAXPROCS before the first of them
 	lowered bool // the count applied may differ from was (was is kept)
-	pending int  // changes handed to applyCores and not applied yet
+	// changes are those handed to applyCores: tests wait for them.
+	changes sync.WaitGroup
 	// applying serializes the changes: each reads the asks when it runs,
 	// so the last one applies the last count.
 	applying sync.Mutex
@@ -45,15 +46,13 @@ func leaveACore() (restore func()) {
 		cores.lowered = true
 	}
 	cores.asks++
-	cores.pending++
 	cores.mu.Unlock()
-	go applyCores()
+	cores.changes.Go(applyCores)
 	return sync.OnceFunc(func() {
 		cores.mu.Lock()
 		cores.asks--
-		cores.pending++
 		cores.mu.Unlock()
-		go applyCores()
+		cores.changes.Go(applyCores)
 	})
 }
 
@@ -79,6 +78,5 @@ func applyCores() {
 	if asks == 0 && cores.asks == 0 { // else an ask began meanwhile: was still holds
 		cores.lowered = false
 	}
-	cores.pending--
 	cores.mu.Unlock()
 }

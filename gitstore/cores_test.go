@@ -71,18 +71,15 @@ func TestAnAskDoesNotWaitForTheCountToChange(t *testing.T) {
 // applied.
 func settleCores(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute) // bounds a failure only
-	for {
-		cores.mu.Lock()
-		n := cores.pending
-		cores.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d changes of GOMAXPROCS never applied", n)
-		}
-		time.Sleep(time.Millisecond)
+	settled := make(chan struct{})
+	go func() {
+		cores.changes.Wait()
+		close(settled)
+	}()
+	select {
+	case <-settled:
+	case <-time.After(time.Minute): // bounds a failure only
+		t.Fatal("changes of GOMAXPROCS never applied")
 	}
 }
 

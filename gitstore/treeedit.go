@@ -37,11 +37,20 @@ func findEntry(entries []rawEntry, name []byte) int {
 // find is the entry at path (slash-separated) in the tree root, a file's
 // or a folder's.
 func (w *rawWalker) find(root plumbing.Hash, path string) (rawEntry, bool, error) {
+	return w.findVisiting(root, path, nil)
+}
+
+// findVisiting is find calling visit (when not nil) with each tree it
+// reads on path's way, from the root down.
+func (w *rawWalker) findVisiting(root plumbing.Hash, path string, visit func([]rawEntry)) (rawEntry, bool, error) {
 	h := root
 	for {
 		entries, err := w.tree(h)
 		if err != nil {
 			return rawEntry{}, false, err
+		}
+		if visit != nil {
+			visit(entries)
 		}
 		head, rest, nested := strings.Cut(path, "/")
 		i := findEntry(entries, []byte(head))
