@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
 )
 
 // ErrClosed is returned by updates that arrive after Close.
@@ -44,8 +45,10 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	docs = boundedAll(docs)
 	tok := ix.ops.Add(1)
 	b := ix.bleve.NewBatch()
-	for _, d := range docs {
-		if err := ix.index(b, d, tok); err != nil {
+	mapped := make([]*document.Document, len(docs))
+	for i, d := range docs {
+		var err error
+		if mapped[i], err = ix.index(b, d, tok); err != nil {
 			return err
 		}
 	}
@@ -59,21 +62,22 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	if err := ix.bleve.Batch(b); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	ix.record(seq, tok, docs, deletes)
+	ix.record(seq, tok, docs, mapped, deletes)
 	return nil
 }
 
 // index adds d to b as update tok: mapped as Batch.Index maps it, its
-// text fields analysed in pairs (pairedfields.go).
-func (ix *Index) index(b *bleve.Batch, d *Doc, tok uint64) error {
+// text fields analysed in pairs (pairedfields.go). It returns the
+// document, whose lengths record reads once Bleve has analysed it.
+func (ix *Index) index(b *bleve.Batch, d *Doc, tok uint64) (*document.Document, error) {
 	doc, err := mapDoc(ix.bleve.Mapping(), d.Path, bleveDocAt(d, tok))
 	if err == nil {
 		err = b.IndexAdvanced(doc)
 	}
 	if err != nil {
-		return fmt.Errorf("index %s: %w", d.Path, err)
+		return nil, fmt.Errorf("index %s: %w", d.Path, err)
 	}
-	return nil
+	return doc, nil
 }
 
 // bleveDocAt is what Bleve indexes for d, with the token of the update
@@ -103,7 +107,8 @@ func (ix *Index) ApplyLarge(d *Doc) error {
 	d = bounded(d)
 	tok := ix.ops.Add(1)
 	b := ix.bleve.NewBatch()
-	if err := ix.index(b, d, tok); err != nil {
+	doc, err := ix.index(b, d, tok)
+	if err != nil {
 		return err
 	}
 	if largeHook != nil {
@@ -114,7 +119,7 @@ func (ix *Index) ApplyLarge(d *Doc) error {
 	}
 	ix.batchMu.Lock()
 	defer ix.batchMu.Unlock()
-	ix.record(ix.seq+1, tok, []*Doc{d}, nil)
+	ix.record(ix.seq+1, tok, []*Doc{d}, []*document.Document{doc}, nil)
 	return nil
 }
 
@@ -135,15 +140,16 @@ func (ix *Index) enter() bool {
 }
 
 // record makes a batch that Bleve holds visible in the manifest (tok is
-// the update token its documents carry in Bleve), and queues its vectors.
-// The caller holds ix.batchMu.
-func (ix *Index) record(seq, tok uint64, docs []*Doc, deletes []string) {
+// the update token its documents carry in Bleve, mapped what Bleve
+// analysed of each), and queues its vectors. The caller holds
+// ix.batchMu.
+func (ix *Index) record(seq, tok uint64, docs []*Doc, mapped []*document.Document, deletes []string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.seq = seq
 	ix.markNeighbours(docs, deletes)
-	for _, d := range docs {
-		m := &docMeta{Version: d.Version, At: tok, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, Sum: contentSum(d), scope: ix.scopeID(d.Scope)}
+	for i, d := range docs {
+		m := &docMeta{Version: d.Version, At: tok, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, Sum: contentSum(d), Lens: lengthsOf(mapped[i]), scope: ix.scopeID(d.Scope)}
 		for _, t := range d.Tags {
 			m.Tags = append(m.Tags, normTag(t))
 		}
@@ -158,6 +164,8 @@ func (ix *Index) record(seq, tok uint64, docs []*Doc, deletes []string) {
 		m.share()
 		ix.countWho(ix.meta[d.Path], -1)
 		ix.countWho(m, 1)
+		ix.countLens(ix.meta[d.Path], -1)
+		ix.countLens(m, 1)
 		ix.meta[d.Path] = m
 		if ix.vec != nil {
 			ix.vec.setMeta(d.Path, m)
@@ -165,6 +173,7 @@ func (ix *Index) record(seq, tok uint64, docs []*Doc, deletes []string) {
 	}
 	for _, p := range deletes {
 		ix.countWho(ix.meta[p], -1)
+		ix.countLens(ix.meta[p], -1)
 		delete(ix.meta, p)
 	}
 	if ix.vec != nil {

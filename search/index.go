@@ -55,9 +55,12 @@ type Index struct {
 	dir   string
 	opts  Options
 	bleve bleve.Index
+	// fields names every field the mapping has, for bm25Stats.
+	fields []string
 
 	mu       sync.RWMutex // guards meta, who, refresh and seq (seq also needs batchMu to change)
 	meta     map[string]*docMeta
+	lens     lenTotals              // the lengths of meta's documents, summed (fieldlens.go)
 	who      map[string]map[int]int // name → scope number → documents by that person there
 	scopeIDs map[string]int         // scope → its number (see docMeta.scope)
 	refresh  map[string]bool        // documents whose context waits to be indexed again (markNeighbours)
@@ -105,8 +108,10 @@ type docMeta struct {
 	// Sum is a hash of the note's body: hits that score alike
 	// are ordered by it, so their order is the same whatever the notes
 	// are named (fuse).
-	Sum   uint64 `json:"h,omitempty"`
-	scope int    // Scope's number in Index.scopeIDs, for a fast filter
+	Sum uint64 `json:"h,omitempty"`
+	// Lens are the document's analysed field lengths (fieldlens.go).
+	Lens  fieldLens `json:"l"`
+	scope int       // Scope's number in Index.scopeIDs, for a fast filter
 }
 
 // share makes the values that many documents repeat (scope, project,
@@ -130,10 +135,10 @@ func (m *docMeta) share() {
 // tokens (docMeta.At, the fOp field) and the refresh list. 6: accents
 // folded in every word and both languages, French stop words with and
 // without accents, no "-ique" rule in the French stemmer, path words
-// folded (analysis.go). 8: docMeta.Sum. Not with how the same analysis
+// folded (analysis.go). 8: docMeta.Sum. 9: docMeta.Lens. Not with how the same analysis
 // is computed: the mapping's cairn_words analysers (wordanalysis.go) give
 // what format 8's custom chains gave, so an index naming either is kept.
-const manifestFormat = 8
+const manifestFormat = 9
 
 const seqKey = "cairn.seq"
 
@@ -165,6 +170,7 @@ func Open(dir string, opts Options) (*Index, error) {
 		ix.unlock()
 		return nil, err
 	}
+	ix.fields = mappingFields(ix.bleve.Mapping())
 	if e := opts.Embedder; e != nil {
 		if d := e.Dims(); d <= 0 {
 			// An HTTP embedder asked for its dimensions and did not answer.

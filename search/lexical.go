@@ -14,6 +14,7 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/en"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/fr"
 	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -425,6 +426,8 @@ func (ix *Index) lexical(ctx context.Context, text string, f Filter, n int, sc *
 		bq.AddFilter(f.query())
 	}
 	req := bleve.NewSearchRequestOptions(bq, n, 0, false)
+	st := ix.bm25Stats()
+	req.PreSearchData = map[string]any{bsearch.BM25PreSearchDataKey: st}
 	res, err := ix.bleve.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("lexical search: %w", err)
@@ -433,7 +436,7 @@ func (ix *Index) lexical(ctx context.Context, text string, f Filter, n int, sc *
 	for _, h := range res.Hits {
 		out = append(out, lexHit{Path: h.ID, Score: h.Score})
 	}
-	if out, err = ix.mergeScanned(ctx, out, tq, required, n, sc); err != nil {
+	if out, err = ix.mergeScanned(ctx, out, tq, required, n, sc, st); err != nil {
 		return nil, 0, err
 	}
 	return out, int(res.Total), nil

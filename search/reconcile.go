@@ -72,6 +72,7 @@ func (ix *Index) reconcile(b bleve.Index, m *manifest) error {
 	for _, dm := range m.Docs {
 		dm.scope = ix.scopeID(dm.Scope)
 		ix.countWho(dm, 1)
+		ix.countLens(dm, 1)
 	}
 	ix.reconciled = len(stale)
 	if len(stale) > 0 {

@@ -58,7 +58,7 @@ func TestScannedNotesScoreAsIndexedOnes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scan, err := ix.mergeScanned(ctx, nil, scored, required, 50, sc)
+		scan, err := ix.mergeScanned(ctx, nil, scored, required, 50, sc, ix.bm25Stats())
 		if err != nil {
 			t.Fatal(err)
 		}

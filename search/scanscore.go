@@ -47,10 +47,10 @@ type scanStats struct {
 }
 
 // mergeScanned merges the notes sc analysed into lex, the index's n best:
-// each scored with scored (the query the index ran) if it matches
-// required too (nil: nothing more), then the n best of both, a note's
-// scanned version in place of the index's.
-func (ix *Index) mergeScanned(ctx context.Context, lex []lexHit, scored, required query.Query, n int, sc *Scanned) ([]lexHit, error) {
+// each scored with scored (the query the index ran, with the statistics
+// bm25) if it matches required too (nil: nothing more), then the n best
+// of both, a note's scanned version in place of the index's.
+func (ix *Index) mergeScanned(ctx context.Context, lex []lexHit, scored, required query.Query, n int, sc *Scanned, bm25 *bsearch.BM25Stats) ([]lexHit, error) {
 	if sc == nil || len(sc.docs) == 0 {
 		return lex, nil
 	}
@@ -63,13 +63,9 @@ func (ix *Index) mergeScanned(ctx context.Context, lex []lexHit, scored, require
 		return nil, fmt.Errorf("score the notes not indexed yet: %w", err)
 	}
 	defer r.Close()
-	docs, err := r.DocCount()
-	if err != nil {
-		return nil, fmt.Errorf("score the notes not indexed yet: %w", err)
-	}
 	st := sc.ownStats()
-	if docs > 0 {
-		st = scanStats{n: float64(docs),
+	if bm25.DocCount > 0 {
+		st = scanStats{n: bm25.DocCount,
 			df: func(term, field string) (float64, error) {
 				tfr, err := r.TermFieldReader(ctx, []byte(term), field, false, false, false)
 				if err != nil {
@@ -79,12 +75,7 @@ func (ix *Index) mergeScanned(ctx context.Context, lex []lexHit, scored, require
 				return float64(tfr.Count()), nil
 			},
 			avgdl: func(field string) (float64, error) {
-				br, ok := r.(interface{ FieldCardinality(string) (int, error) })
-				if !ok {
-					return 0, nil
-				}
-				c, err := br.FieldCardinality(field)
-				return math.Ceil(float64(c) / float64(docs)), err
+				return avgdl(bm25, field), nil
 			}}
 	}
 	sv := &scanScorer{leaves: map[*query.TermQuery]*leafWeight{}, match: map[*query.MatchQuery]query.Query{}}

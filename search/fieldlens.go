@@ -1,0 +1,137 @@
+package search
+
+import (
+	"math"
+
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+)
+
+// The lengths BM25 divides by.
+//
+// BM25 weighs a term's count in a field against the field's length over
+// its average length across the notes. Bleve's own "average" is the sum
+// over the index's segments of the field's distinct terms, over the notes
+// (bm25ScoreMetrics, IndexSnapshot.FieldCardinality): a count of
+// vocabulary, not of words, that moves with how the notes are cut into
+// segments. An index kept up to date note by note and a rebuild of the
+// same notes then score alike notes differently, and every field's
+// average is some fraction of its true one, a different fraction in
+// each field (docs/search-ranking.md, "The field lengths BM25 reads").
+//
+// So the index keeps each note's analysed length in every scored field
+// (docMeta.Lens, saved in the manifest), sums them, and hands Bleve the
+// true average with each search (BM25PreSearchDataKey), as textbook
+// BM25 and the bench's plain BM25 have it. Notes scanned before they are
+// indexed (scanscore.go) are scored with the same statistics.
+
+// lenFields are the fields whose lengths are kept: those the lexical
+// query scores (textQuery). A field the query only filters on (the
+// scope, a path prefix, a date) gets 0, so Bleve scores it, if at all,
+// by TF-IDF, and its score is not added to a note's. The order is the
+// manifest's (docMeta.Lens): changing it changes manifestFormat.
+var lenFields = func() []string {
+	var out []string
+	for _, base := range textFields {
+		for _, l := range langs {
+			out = append(out, base+"_"+l)
+		}
+	}
+	return append(out, fPathTxt, fTags, fType)
+}()
+
+// nLenFields is len(lenFields), checked by TestLenFieldsAreTheScoredOnes.
+const nLenFields = 13
+
+// fieldLens are a note's analysed lengths, in lenFields' order.
+type fieldLens [nLenFields]int32
+
+// lenSlot is each of lenFields' place in a fieldLens.
+var lenSlot = func() map[string]int {
+	m := make(map[string]int, len(lenFields))
+	for i, f := range lenFields {
+		m[f] = i
+	}
+	return m
+}()
+
+// lengthsOf reads the analysed lengths of doc, which Bleve (or the scan)
+// has analysed: the lengths of the fields of one name are summed, as
+// Bleve sums them into the field's norm.
+func lengthsOf(doc *document.Document) fieldLens {
+	var out fieldLens
+	for _, f := range doc.Fields {
+		if i, ok := lenSlot[f.Name()]; ok {
+			out[i] = int32(min(f.AnalyzedLength(), math.MaxInt32))
+		}
+	}
+	return out
+}
+
+// lenTotals are the lengths of the notes an index holds, summed.
+type lenTotals [nLenFields]int64
+
+// count adds m's lengths (sign 1) or takes them back (-1); nil adds
+// nothing. The caller holds ix.mu.
+func (ix *Index) countLens(m *docMeta, sign int64) {
+	if m == nil {
+		return
+	}
+	for i, n := range m.Lens {
+		ix.lens[i] += sign * int64(n)
+	}
+}
+
+// bm25Stats are the statistics a search hands Bleve: the notes the
+// manifest holds, and each field's summed length (0 for the fields of the
+// mapping that are not scored: Bleve asks for every field a query names).
+func (ix *Index) bm25Stats() *bsearch.BM25Stats {
+	st := &bsearch.BM25Stats{FieldCardinality: make(map[string]int, len(ix.fields)+nLenFields)}
+	for _, f := range ix.fields {
+		st.FieldCardinality[f] = 0
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	st.DocCount = float64(len(ix.meta))
+	for i, f := range lenFields {
+		st.FieldCardinality[f] = int(ix.lens[i])
+	}
+	return st
+}
+
+// avgdl is Bleve's average length of field under st (bm25ScoreMetrics):
+// rounded up, 0 (TF-IDF) in an empty index.
+func avgdl(st *bsearch.BM25Stats, field string) float64 {
+	if st.DocCount == 0 {
+		return 0
+	}
+	return math.Ceil(float64(st.FieldCardinality[field]) / st.DocCount)
+}
+
+// mappingFields names every field m maps, with the names Bleve gives
+// fields of no mapping of their own ("_all", "_id", "*"): a query may name
+// any of them.
+func mappingFields(m mapping.IndexMapping) []string {
+	out := []string{"_all", "_id", "*"}
+	im, ok := m.(*mapping.IndexMappingImpl)
+	if !ok || im.DefaultMapping == nil {
+		return out
+	}
+	var walk func(prefix string, dm *mapping.DocumentMapping)
+	walk = func(prefix string, dm *mapping.DocumentMapping) {
+		for name, sub := range dm.Properties {
+			full := prefix + name
+			for _, f := range sub.Fields {
+				if f.Name != "" {
+					out = append(out, prefix+f.Name)
+				} else {
+					out = append(out, full)
+				}
+			}
+			walk(full+".", sub)
+		}
+	}
+	walk("", im.DefaultMapping)
+	return out
+}

@@ -1,0 +1,146 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Every field the lexical query scores has its length kept, and Bleve is
+// told about every field the mapping has.
+func TestLenFieldsAreTheScoredOnes(t *testing.T) {
+	if len(lenFields) != nLenFields {
+		t.Fatalf("lenFields has %d fields, nLenFields says %d", len(lenFields), nLenFields)
+	}
+	for k := range fieldBoost {
+		names := []string{k}
+		if slices.Contains(textFields, k) {
+			names = nil
+			for _, l := range langs {
+				names = append(names, k+"_"+l)
+			}
+		}
+		for _, n := range names {
+			if _, ok := lenSlot[n]; !ok {
+				t.Errorf("the query scores %s, whose length is not kept", n)
+			}
+		}
+	}
+	im, err := indexMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := mappingFields(im)
+	for _, f := range append(slices.Clone(lenFields), fScope, fPath, fDate, fWho, fOp) {
+		if !slices.Contains(all, f) {
+			t.Errorf("mappingFields misses %s: %v", f, all)
+		}
+	}
+}
+
+// lensCorpus is scanCorpus and notes of many lengths, some of them
+// changed or deleted later.
+func lensCorpus() []*Doc {
+	words := strings.Fields("garden provider latency kitten decision lyon durability contract pricing delivery tomato harvest winter spring network")
+	docs := versioned(slices.Clone(scanCorpus))
+	for i := range 24 {
+		var b strings.Builder
+		for j := range 5 + (i*7)%40 {
+			b.WriteString(words[(i*3+j*j)%len(words)])
+			b.WriteByte(' ')
+		}
+		docs = append(docs, &Doc{Path: fmt.Sprintf("gen/n%02d.md", i), Title: fmt.Sprintf("Note %s", words[i%len(words)]), Scope: "p:acme",
+			Tags: []string{words[(i+5)%len(words)]}, Body: b.String(), Version: "1", Date: day("2026-02-01")})
+	}
+	return docs
+}
+
+// lexScores are the lexical hits of q, by path.
+func lexScores(t *testing.T, ix *Index, q string) map[string]float64 {
+	t.Helper()
+	hits, _, err := ix.lexical(context.Background(), q, Filter{Scopes: scanScopes}, 100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, h := range hits {
+		out[h.Path] = h.Score
+	}
+	return out
+}
+
+// An index kept up to date note by note, in batches of one (a segment
+// each, merged as Bleve likes), scores every note exactly as an index
+// built in one batch from the same notes does, before and after a
+// restart: the lengths of changed and deleted notes are taken back.
+func TestLiveIndexScoresAsARebuild(t *testing.T) {
+	docs := lensCorpus()
+	liveDir := t.TempDir()
+	live, _ := openT(t, liveDir, nil, load(docs))
+	for _, d := range docs {
+		if err := live.Apply([]*Doc{d}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	final := map[string]*Doc{}
+	for _, d := range docs {
+		final[d.Path] = d
+	}
+	for i, p := range []string{"gen/n03.md", "gen/n07.md", "acme/cats.md"} {
+		d := *final[p]
+		d.Body = strings.Repeat("the kitten harvest in spring ", 3+i*9)
+		d.Version = "2"
+		final[p] = &d
+		if err := live.Apply([]*Doc{&d}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"gen/n11.md", "gen/n12.md", "secret/salaries.md"} {
+		delete(final, p)
+		if err := live.Apply(nil, []string{p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rest []*Doc
+	for _, d := range docs {
+		if f := final[d.Path]; f != nil {
+			rest = append(rest, f)
+		}
+	}
+	rebuilt, _ := openT(t, t.TempDir(), nil, load(rest))
+	defer rebuilt.Close()
+	if err := rebuilt.Apply(rest, nil); err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{"kitten harvest", "garden provider latency", "decision", "école lyon", "network spring delivery", "meeting 12", "tomato"}
+	compare := func(when string) {
+		t.Helper()
+		if live.lens != rebuilt.lens {
+			t.Errorf("%s: summed lengths %v, a rebuild's %v", when, live.lens, rebuilt.lens)
+		}
+		for _, q := range queries {
+			got, want := lexScores(t, live, q), lexScores(t, rebuilt, q)
+			if len(want) == 0 || len(got) != len(want) {
+				t.Errorf("%s, %q: %d hits, a rebuild %d", when, q, len(got), len(want))
+			}
+			for p, w := range want {
+				if g, ok := got[p]; !ok || math.Abs(g-w) > 1e-9*w {
+					t.Errorf("%s, %q: %s scores %v, in a rebuild %v", when, q, p, g, w)
+				}
+			}
+		}
+	}
+	compare("live")
+	if err := live.Close(); err != nil {
+		t.Fatal(err)
+	}
+	live, _ = openT(t, liveDir, nil, load(rest))
+	defer live.Close()
+	if live.Rebuilt() != "" {
+		t.Fatalf("reopened: rebuilt (%s)", live.Rebuilt())
+	}
+	compare("reopened")
+}
