@@ -318,6 +318,9 @@ func sameAsFresh(t testing.TB, ix *Index, w *world, emb Embedder) {
 	if got, want := records(ix), records(fresh); got != want {
 		t.Errorf("the manifest differs from a fresh build's:\n got %s\nwant %s", got, want)
 	}
+	if ix.lens != fresh.lens {
+		t.Errorf("summed field lengths %v, a fresh build's %v", ix.lens, fresh.lens)
+	}
 	modes := []Mode{Lexical}
 	if emb != nil {
 		modes = append(modes, Semantic)
@@ -437,8 +440,10 @@ func records(ix *Index) string {
 }
 
 // found are the notes the query's list (lexical or semantic) finds, in
-// path order; with their scores for the semantic list (the cosine of
-// their best chunk, which depends on nothing else).
+// path order, with their scores: the semantic list's, the cosine of their
+// best chunk, depends on nothing else; the lexical list's, BM25, on
+// statistics that the index keeps exact through updates, deletions and
+// crashes (fieldlens.go).
 func found(t testing.TB, ix *Index, q string, m Mode) string {
 	t.Helper()
 	r, err := ix.Search(context.Background(), Query{Text: q, Mode: m, Limit: 100, Filter: Filter{Scopes: []string{"s"}}})
@@ -449,7 +454,7 @@ func found(t testing.TB, ix *Index, q string, m Mode) string {
 	for _, h := range r.Hits {
 		switch {
 		case h.Lexical != nil && m == Lexical:
-			out = append(out, h.Path)
+			out = append(out, fmt.Sprintf("%s %.9g", h.Path, h.Lexical.Score))
 		case h.Semantic != nil && m == Semantic:
 			out = append(out, fmt.Sprintf("%s %.9g", h.Path, h.Semantic.Score))
 		}
