@@ -63,7 +63,7 @@ func lengthsOf(doc *document.Document) fieldLens {
 	var out fieldLens
 	for _, f := range doc.Fields {
 		if i, ok := lenSlot[f.Name()]; ok {
-			out[i] = int32(min(f.AnalyzedLength(), math.MaxInt32))
+			out[i] = int32(min(int64(out[i])+int64(f.AnalyzedLength()), math.MaxInt32))
 		}
 	}
 	return out
@@ -72,7 +72,7 @@ func lengthsOf(doc *document.Document) fieldLens {
 // lenTotals are the lengths of the notes an index holds, summed.
 type lenTotals [nLenFields]int64
 
-// count adds m's lengths (sign 1) or takes them back (-1); nil adds
+// countLens adds m's lengths (sign 1) or takes them back (-1); nil adds
 // nothing. The caller holds ix.mu.
 func (ix *Index) countLens(m *docMeta, sign int64) {
 	if m == nil {

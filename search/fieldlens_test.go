@@ -53,9 +53,75 @@ func lensCorpus() []*Doc {
 			b.WriteByte(' ')
 		}
 		docs = append(docs, &Doc{Path: fmt.Sprintf("gen/n%02d.md", i), Title: fmt.Sprintf("Note %s", words[i%len(words)]), Scope: "p:acme",
-			Tags: []string{words[(i+5)%len(words)]}, Body: b.String(), Version: "1", Date: day("2026-02-01")})
+			Aliases: words[i%5 : i%5+i%3], Tags: words[(i+5)%8 : (i+5)%8+1+i%4], Body: b.String(), Version: "1", Date: day("2026-02-01")})
 	}
 	return docs
+}
+
+// The lengths kept for each note are those Bleve stores in its norms (a
+// field's tokens, the values of a field of many values summed).
+func TestKeptLengthsAreBlevesNorms(t *testing.T) {
+	docs := lensCorpus()
+	ix, _ := openT(t, t.TempDir(), nil, load(docs))
+	defer ix.Close()
+	if err := ix.Apply(docs, nil); err != nil {
+		t.Fatal(err)
+	}
+	adv, err := ix.bleve.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	seen := map[string]bool{}
+	for slot, f := range lenFields {
+		dict, err := r.FieldDict(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for de, err := dict.Next(); de != nil || err != nil; de, err = dict.Next() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			tfr, err := r.TermFieldReader(context.Background(), []byte(de.Term), f, true, true, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for d, err := tfr.Next(nil); d != nil || err != nil; d, err = tfr.Next(nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				id, err := r.ExternalID(d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := int32(math.Round(1 / (d.Norm * d.Norm)))
+				if got := ix.meta[id].Lens[slot]; got != want {
+					t.Errorf("%s %s: length %d kept, Bleve's norm says %d", id, f, got, want)
+				}
+				seen[id+" "+f] = true
+			}
+			tfr.Close()
+		}
+		dict.Close()
+	}
+	multi := 0
+	for p, m := range ix.meta {
+		for slot, n := range m.Lens {
+			if n > 0 && !seen[p+" "+lenFields[slot]] {
+				t.Errorf("%s %s: length %d kept, no term in Bleve", p, lenFields[slot], n)
+			}
+			if (lenFields[slot] == fTags || lenFields[slot] == fAliases+"_en") && n > 1 {
+				multi++
+			}
+		}
+	}
+	if multi == 0 {
+		t.Fatal("no note has a field of many values: the corpus tests nothing of them")
+	}
 }
 
 // lexScores are the lexical hits of q, by path.
