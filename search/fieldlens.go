@@ -1,7 +1,10 @@
 package search
 
 import (
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -67,6 +70,45 @@ func lengthsOf(doc *document.Document) fieldLens {
 		}
 	}
 	return out
+}
+
+// MarshalJSON writes l as a string of its lengths in decimal, apart by
+// spaces, its last zeros left out ("2 2 0 0 150 282"). As a JSON array of
+// thirteen numbers, decoding them at each open of a 100,000-note index
+// took 0.15-0.3 s more than the rest of its manifest did (encoding/json
+// decodes an array element by element).
+func (l fieldLens) MarshalJSON() ([]byte, error) {
+	n := len(l)
+	for n > 0 && l[n-1] == 0 {
+		n--
+	}
+	b := make([]byte, 0, 2+4*n)
+	b = append(b, '"')
+	for i, v := range l[:n] {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(v), 10)
+	}
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (l *fieldLens) UnmarshalJSON(b []byte) error {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return fmt.Errorf("field lengths %.20q: not a string", b)
+	}
+	*l = fieldLens{}
+	i := 0
+	for f := range strings.FieldsSeq(string(b[1 : len(b)-1])) {
+		v, err := strconv.ParseInt(f, 10, 32)
+		if err != nil || v < 0 || i == len(l) {
+			return fmt.Errorf("field lengths %.40q: not %d lengths", b, len(l))
+		}
+		l[i] = int32(v)
+		i++
+	}
+	return nil
 }
 
 // lenTotals are the lengths of the notes an index holds, summed.

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -209,4 +210,25 @@ func TestLiveIndexScoresAsARebuild(t *testing.T) {
 		t.Fatalf("reopened: rebuilt (%s)", live.Rebuilt())
 	}
 	compare("reopened")
+}
+
+// A note's lengths go through the manifest as written, and a damaged
+// list is refused (the manifest is then damaged: the index is rebuilt).
+func TestFieldLensRoundTrip(t *testing.T) {
+	for _, l := range []fieldLens{{}, {2, 2, 0, 0, 150, 282}, {12: 1}, {0: math.MaxInt32, 5: 7, 12: 3}} {
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got fieldLens
+		if err := json.Unmarshal(b, &got); err != nil || got != l {
+			t.Errorf("%v: written %s, read %v (%v)", l, b, got, err)
+		}
+	}
+	for _, bad := range []string{`[1,2]`, `"1 x"`, `"-1"`, `"1 2 3 4 5 6 7 8 9 10 11 12 13 14"`, `"99999999999"`, `3`} {
+		var got fieldLens
+		if err := json.Unmarshal([]byte(bad), &got); err == nil {
+			t.Errorf("%s: read as %v", bad, got)
+		}
+	}
 }
