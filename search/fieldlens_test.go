@@ -68,14 +68,7 @@ func TestKeptLengthsAreBlevesNorms(t *testing.T) {
 	if err := ix.Apply(docs, nil); err != nil {
 		t.Fatal(err)
 	}
-	adv, err := ix.bleve.Advanced()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readerT(t, ix.bleve)
 	defer r.Close()
 	seen := map[string]bool{}
 	for slot, f := range lenFields {

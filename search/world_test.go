@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // world is a set of notes as the vault hands them to the index: notes
@@ -350,10 +351,8 @@ func postings(t testing.TB, ix *Index) string {
 	return postingsOf(t, ix.bleve, nil, false)
 }
 
-// postingsOf lists, for every document b holds, each term of each of
-// fields (none: every field but the update token's) with its frequency,
-// and with norms the field's norm in that document.
-func postingsOf(t testing.TB, b bleve.Index, fields []string, norms bool) string {
+// readerT is a reader of b's index as it is now; the caller closes it.
+func readerT(t testing.TB, b bleve.Index) index.IndexReader {
 	t.Helper()
 	adv, err := b.Advanced()
 	if err != nil {
@@ -363,6 +362,15 @@ func postingsOf(t testing.TB, b bleve.Index, fields []string, norms bool) string
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// postingsOf lists, for every document b holds, each term of each of
+// fields (none: every field but the update token's) with its frequency,
+// and with norms the field's norm in that document.
+func postingsOf(t testing.TB, b bleve.Index, fields []string, norms bool) string {
+	t.Helper()
+	r := readerT(t, b)
 	defer r.Close()
 	if fields == nil {
 		all, err := r.Fields()
