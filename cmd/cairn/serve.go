@@ -82,6 +82,11 @@ func serveCmd() *cobra.Command {
 			if cmd.Flags().Changed("sync-every") {
 				o.syncEvery = &syncEvery
 			}
+			// A write to a stderr (or stdout) whose reader is gone
+			// fails instead of ending the process: a client may close
+			// its end of the log before the server has stopped, and a
+			// log line then must not cut the server's stop short.
+			signal.Ignore(syscall.SIGPIPE)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return serve(ctx, o, nil)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -73,5 +74,33 @@ func TestSigtermMidIndexThenRestartServesSearches(t *testing.T) {
 			t.Fatalf("the long note is not searchable 60 s after the restart: %s", line)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A client may close its end of the server's stderr before the server
+// has stopped: mcp-go's stdio client does so on Close, then waits for the
+// process. A log line then (a big vault's "still saving" at a stop) must
+// not end the server by SIGPIPE before it has saved what it saves: it is
+// lost, and the server goes on. Here no one ever reads its stderr, so its
+// first log line, at start, already meets the closed pipe.
+func TestServeOutlivesAClosedStderr(t *testing.T) {
+	v := filepath.Join(t.TempDir(), "v")
+	run(t, true, "init", "--from", "../../sample-vault", v)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd := exec.Command(bin, "serve", "--vault", v)
+	cmd.Stderr = w
+	s := startStdioCmd(t, cmd)
+	w.Close()
+	s.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"project":"acme/platform","body":"# Unheard\n\nwritten with no one reading the log"}}}`, `"versionToken`)
+	s.in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the server, its stderr closed, ended with %v", err)
+	}
+	if log := git(t, v, "log", "-1", "--format=%s"); !strings.Contains(log, "Unheard") {
+		t.Fatalf("the note's commit is missing: %s", log)
 	}
 }
