@@ -13,14 +13,15 @@ import (
 // Scoring the notes a scan analysed (scan.go) as Bleve scores the notes
 // the index holds, so that the two merge into one lexical list: the same
 // query (textQuery, common terms and scaffolding included), walked over
-// each note's analysed fields, with what Bleve's term scorer reads from
-// the index: its document count, each term's document frequency in each
-// field, each field's average length (Bleve's: the field's distinct
-// terms over the documents, rounded up; TF-IDF where that is 0), the
-// query norm over every term query, and the coordination factor of each
-// disjunction. A note's field length is decoded from a float32 norm as
-// Bleve's is. scanscore_test.go checks that an indexed note scores alike
-// both ways. The context field (the sequence neighbours' text) is left
+// each note's analysed fields, with what Bleve's term scorer reads: the
+// statistics the search handed it (the notes the index holds and each
+// field's average length, summed from the notes' own lengths and rounded
+// up: fieldlens.go; TF-IDF where that is 0), each term's document
+// frequency in each field, the query norm over every term query, and the
+// coordination factor of each disjunction. A note's field length is
+// decoded from a float32 norm as Bleve's is.
+// TestScannedNotesScoreAsIndexedOnes checks that an indexed note scores
+// alike both ways. The context field (the sequence neighbours' text) is left
 // out: a scanned note has none yet.
 //
 // An index that holds no document yet has no statistics: the scan's own
