@@ -218,7 +218,7 @@ func TestFieldLensRoundTrip(t *testing.T) {
 			t.Errorf("%v: written %s, read %v (%v)", l, b, got, err)
 		}
 	}
-	for _, bad := range []string{`[1,2]`, `"1 x"`, `"-1"`, `"1 2 3 4 5 6 7 8 9 10 11 12 13 14"`, `"99999999999"`, `3`} {
+	for _, bad := range []string{`[1,2]`, `"1 x"`, `"-1"`, `"1  2"`, `" 1"`, `"1 "`, `"1\u00202"`, `"1 2 3 4 5 6 7 8 9 10 11 12 13 14"`, `"99999999999"`, `3`} {
 		var got fieldLens
 		if err := json.Unmarshal([]byte(bad), &got); err == nil {
 			t.Errorf("%s: read as %v", bad, got)
