@@ -18,9 +18,10 @@ import (
 // (bm25ScoreMetrics, IndexSnapshot.FieldCardinality): a count of
 // vocabulary, not of words, that moves with how the notes are cut into
 // segments. An index kept up to date note by note and a rebuild of the
-// same notes then score alike notes differently, and every field's
-// average is some fraction of its true one, a different fraction in
-// each field (docs/search-ranking.md, "The field lengths BM25 reads").
+// same notes scored them differently, and every field's average was some
+// fraction of its true one, a different fraction in each field
+// (docs/search-ranking.md, "The field lengths BM25 reads are the notes'
+// own").
 //
 // So the index keeps each note's analysed length in every scored field
 // (docMeta.Lens, saved in the manifest), sums them, and hands Bleve the
