@@ -62,13 +62,13 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	if err := ix.bleve.Batch(b); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	ix.record(seq, tok, docs, mapped, deletes)
+	ix.record(seq, tok, docs, lengthsOfAll(mapped), deletes)
 	return nil
 }
 
 // index adds d to b as update tok: mapped as Batch.Index maps it, its
 // text fields analysed in pairs (pairedfields.go). It returns the
-// document, whose lengths record reads once Bleve has analysed it.
+// document, whose lengths are read once Bleve has analysed it.
 func (ix *Index) index(b *bleve.Batch, d *Doc, tok uint64) (*document.Document, error) {
 	doc, err := mapDoc(ix.bleve.Mapping(), d.Path, bleveDocAt(d, tok))
 	if err == nil {
@@ -117,9 +117,10 @@ func (ix *Index) ApplyLarge(d *Doc) error {
 	if err := ix.bleve.Batch(b); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
+	lens := []fieldLens{lengthsOf(doc)}
 	ix.batchMu.Lock()
 	defer ix.batchMu.Unlock()
-	ix.record(ix.seq+1, tok, []*Doc{d}, []*document.Document{doc}, nil)
+	ix.record(ix.seq+1, tok, []*Doc{d}, lens, nil)
 	return nil
 }
 
@@ -140,16 +141,15 @@ func (ix *Index) enter() bool {
 }
 
 // record makes a batch that Bleve holds visible in the manifest (tok is
-// the update token its documents carry in Bleve, mapped what Bleve
-// analysed of each), and queues its vectors. The caller holds
-// ix.batchMu.
-func (ix *Index) record(seq, tok uint64, docs []*Doc, mapped []*document.Document, deletes []string) {
+// the update token its documents carry in Bleve, lens their analysed
+// lengths), and queues its vectors. The caller holds ix.batchMu.
+func (ix *Index) record(seq, tok uint64, docs []*Doc, lens []fieldLens, deletes []string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.seq = seq
 	ix.markNeighbours(docs, deletes)
 	for i, d := range docs {
-		m := &docMeta{Version: d.Version, At: tok, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, Sum: contentSum(d), Lens: lengthsOf(mapped[i]), scope: ix.scopeID(d.Scope)}
+		m := &docMeta{Version: d.Version, At: tok, Scope: d.Scope, Project: d.Project, Type: normTag(d.Type), Seq: d.Sequence, Sum: contentSum(d), Lens: lens[i], scope: ix.scopeID(d.Scope)}
 		for _, t := range d.Tags {
 			m.Tags = append(m.Tags, normTag(t))
 		}

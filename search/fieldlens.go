@@ -59,9 +59,9 @@ var lenSlot = func() map[string]int {
 	return m
 }()
 
-// lengthsOf reads the analysed lengths of doc, which Bleve (or the scan)
-// has analysed: the lengths of the fields of one name are summed, as
-// Bleve sums them into the field's norm.
+// lengthsOf reads the analysed lengths of doc, which Bleve has
+// analysed: the lengths of the fields of one name are summed, as Bleve
+// sums them into the field's norm.
 func lengthsOf(doc *document.Document) fieldLens {
 	var out fieldLens
 	for _, f := range doc.Fields {
@@ -120,6 +120,16 @@ func (l *fieldLens) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// lengthsOfAll is lengthsOf of each of docs, read before record takes
+// the lock searches wait for.
+func lengthsOfAll(docs []*document.Document) []fieldLens {
+	out := make([]fieldLens, len(docs))
+	for i, d := range docs {
+		out[i] = lengthsOf(d)
+	}
+	return out
 }
 
 // lenTotals are the lengths of the notes an index holds, summed.
