@@ -155,10 +155,10 @@ func (h *Host) serveConn(c *net.UnixConn) {
 			hc.send(reply{ID: req.ID, NotRun: true})
 			continue
 		}
-		hc.startWait(req.ID) // before the next request is read: its cancel may follow at once
+		cancelled := hc.startWait(req.ID) // before the next request is read: its cancel may follow at once
 		go func() {
 			defer h.inflight.Done()
-			if rep, ok := h.awaitVault(ctx, req, hc); !ok {
+			if rep, ok := h.awaitVault(ctx, req, hc, cancelled); !ok {
 				hc.send(rep)
 				return
 			}

@@ -32,11 +32,9 @@ func (h *Host) openFailed(err error) {
 // that comes while it is being opened waits at most openWait; ok false:
 // rep is its answer, and it did not run. One its front end cancels
 // meanwhile (opCancel), or whose connection or host ends, is answered
-// NotRun.
-func (h *Host) awaitVault(ctx context.Context, req request, hc *hostConn) (rep reply, ok bool) {
-	hc.waitMu.Lock()
-	cancelled := hc.waiting[req.ID]
-	hc.waitMu.Unlock()
+// NotRun. cancelled is the channel startWait gave the request: it is
+// closed even when the cancel was read before this goroutine started.
+func (h *Host) awaitVault(ctx context.Context, req request, hc *hostConn, cancelled <-chan struct{}) (rep reply, ok bool) {
 	ready := false
 	select {
 	case <-h.ready:
@@ -78,11 +76,17 @@ func (h *Host) unserved(req request, err error) reply {
 	return reply{ID: req.ID, Result: b}
 }
 
-// startWait registers request id as read and not started.
-func (hc *hostConn) startWait(id uint64) {
+// startWait registers request id as read and not started; the channel
+// returned is closed when its front end cancels it. It is handed to the
+// request's goroutine rather than looked up there: a cancel read before
+// that goroutine runs removes the entry, and a lookup would then find
+// none and wait for the open regardless.
+func (hc *hostConn) startWait(id uint64) <-chan struct{} {
+	c := make(chan struct{})
 	hc.waitMu.Lock()
-	hc.waiting[id] = make(chan struct{})
+	hc.waiting[id] = c
 	hc.waitMu.Unlock()
+	return c
 }
 
 // cancelWait cancels request id if it has not started; a cancel that

@@ -297,3 +297,31 @@ func TestAFrontEndAttachesWhileTheHostOpens(t *testing.T) {
 		t.Fatalf("the cancelled call's note is in the work tree: %s", path)
 	}
 }
+
+// A cancel the host reads before the goroutine of the call it cancels has
+// started is heeded: the call is answered not run while the vault is
+// still opening, not left waiting for the open (the goroutine once looked
+// its cancel channel up itself, found the entry the cancel had removed,
+// and waited for the open regardless).
+func TestACancelReadBeforeItsCallStartsIsHeeded(t *testing.T) {
+	h := &Host{ready: make(chan struct{})} // a vault being opened, never done here
+	hc := &hostConn{waiting: map[uint64]chan struct{}{}}
+	cancelled := hc.startWait(7)
+	hc.cancelWait(7) // read by the connection's loop before the call's goroutine runs
+	done := make(chan reply, 1)
+	go func() {
+		rep, ok := h.awaitVault(context.Background(), request{ID: 7, Op: opCall, Tool: "whoami"}, hc, cancelled)
+		if ok {
+			t.Error("a cancelled call was let through to run")
+		}
+		done <- rep
+	}()
+	select {
+	case rep := <-done:
+		if !rep.NotRun || rep.ID != 7 {
+			t.Fatalf("the cancelled call's answer: %+v; want request 7 not run", rep)
+		}
+	case <-time.After(openWait / 2):
+		t.Fatalf("the call still waits for the vault to open %s after its cancel was read", openWait/2)
+	}
+}
