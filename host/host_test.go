@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -322,5 +323,57 @@ func TestArgumentsCrossTheWireUnchanged(t *testing.T) {
 	got := mustCall(t, a, "get_note", `{"ref":"Angle <brackets> & ampersands"}`)
 	if !strings.Contains(fmt.Sprint(got["content"]), "<b>kept</b> as written & so on") {
 		t.Fatalf("content after the wire: %v", got["content"])
+	}
+}
+
+// A call its client cancels, at a host that does not answer the cancel (a
+// stuck host, or an older one without cancels), is told so, and that the
+// write may have run; never a bare "context canceled".
+func TestACancelTheHostLeavesUnansweredMayHaveRun(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "host.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	read := make(chan request, 2)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		dec := json.NewDecoder(c)
+		dec.Decode(&greeting{})
+		json.NewEncoder(c).Encode(greeting{Protocol: protocol, PID: os.Getpid(), Version: "stuck"})
+		for {
+			var req request
+			if dec.Decode(&req) != nil {
+				return
+			}
+			read <- req
+		}
+	}()
+	r, err := dial(sock, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.shut()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-read // the call reached the host: cancel it there
+		cancel()
+	}()
+	_, err = r.do(ctx, request{Op: opCall, Tool: "create_note", Args: json.RawMessage(`{}`)}, nil)
+	if req := <-read; req.Op != opCancel {
+		t.Fatalf("after the client gave up, the host read %+v; want a cancel", req)
+	}
+	var ue *mcptools.UnavailableError
+	if !errors.As(remoteFailure(ctx, err, false, os.Getpid()), &ue) || !ue.MayHaveRun ||
+		!strings.Contains(ue.Error(), "cancelled") || !strings.Contains(ue.Error(), "whether it had run it") {
+		t.Fatalf("a write cancelled at a host that never answered: %v (from %v)", ue, err)
+	}
+	if !errors.As(remoteFailure(ctx, err, true, os.Getpid()), &ue) || ue.MayHaveRun {
+		t.Fatalf("a read cancelled at a host that never answered: %v", ue)
 	}
 }

@@ -281,22 +281,38 @@ func (n *Node) CallTool(ctx context.Context, id mcptools.Caller, tool string, ar
 			callCtx, cancel := context.WithTimeout(ctx, CallTimeout)
 			rep, err := l.do(callCtx, request{Op: opCall, Claim: id.Claim(), Tool: tool, Args: args}, nil)
 			cancel()
-			switch {
-			case err == nil:
+			if err == nil {
 				return n.result(tool, rep)
-			case errors.Is(err, errNotRun):
-			case errors.Is(err, errGone) && readOnly:
-			case errors.Is(err, errGone):
-				return n.reg.Fail(tool, &mcptools.UnavailableError{MayHaveRun: true, RetryAfter: time.Second,
-					Reason: "the process hosting the vault exited during this call; another takes over within seconds. The write may have landed: read the note again before retrying."})
-			case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-				return n.reg.Fail(tool, &mcptools.UnavailableError{MayHaveRun: !readOnly, RetryAfter: 5 * time.Second,
-					Reason: fmt.Sprintf("the process hosting the vault (%s) did not answer within %s", describePID(l.hostPID), CallTimeout)})
-			default:
+			}
+			if err := remoteFailure(ctx, err, readOnly, l.hostPID); err != nil {
 				return n.reg.Fail(tool, err)
 			}
 		}
 	}
+}
+
+// remoteFailure is what a call the host did not answer (err from
+// remote.do) tells its client; nil when the call is to be sent to the
+// next host: it did not run, or it was a read the host left mid-way.
+func remoteFailure(ctx context.Context, err error, readOnly bool, hostPID int) error {
+	switch {
+	case errors.Is(err, errNotRun):
+		return nil
+	case errors.Is(err, errGone) && readOnly:
+		return nil
+	case errors.Is(err, errGone):
+		return &mcptools.UnavailableError{MayHaveRun: true, RetryAfter: time.Second,
+			Reason: "the process hosting the vault exited during this call; another takes over within seconds. The write may have landed: read the note again before retrying."}
+	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+		return &mcptools.UnavailableError{MayHaveRun: !readOnly, RetryAfter: 5 * time.Second,
+			Reason: fmt.Sprintf("the process hosting the vault (%s) did not answer within %s", describePID(hostPID), CallTimeout)}
+	case ctx.Err() != nil:
+		// The host did not answer the cancel within cancelGrace (stuck, or
+		// an older host that has no cancel): the call may have run.
+		return &mcptools.UnavailableError{MayHaveRun: !readOnly, RetryAfter: time.Second,
+			Reason: fmt.Sprintf("the call was cancelled (%v); the process hosting the vault (%s) did not say within %s whether it had run it", ctx.Err(), describePID(hostPID), cancelGrace)}
+	}
+	return err
 }
 
 func (n *Node) result(tool string, rep reply) *mcp.CallToolResult {
