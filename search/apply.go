@@ -38,31 +38,78 @@ func (ix *Index) applyBatch(docs []*Doc, deletes []string) error {
 	if len(docs) == 0 && len(deletes) == 0 {
 		return nil
 	}
+	p, err := ix.prepare(docs, false)
+	if err != nil {
+		return err
+	}
+	return ix.applyPrepared(p, deletes)
+}
+
+// Prepared is a batch of documents mapped, and their paired text fields
+// analysed, before it is applied: a build prepares its next step on one
+// core while Bleve builds the segment of the one before on the other
+// (docs/benchmarks.md, "The next step analysed while Bleve builds").
+// Its documents carry the update token taken when it was prepared.
+type Prepared struct {
+	docs   []*Doc
+	tok    uint64
+	b      *bleve.Batch
+	mapped []*document.Document
+}
+
+// Prepare maps docs (batchSize at most) and analyses their paired text
+// fields on the calling goroutine, for ApplyPrepared; it takes no lock
+// and changes nothing in the index, so a batch prepared and never applied
+// leaves no trace (but an update token never used).
+func (ix *Index) Prepare(docs []*Doc) (*Prepared, error) {
+	if len(docs) > batchSize {
+		return nil, fmt.Errorf("search index: prepare %d documents: at most %d at once", len(docs), batchSize)
+	}
+	return ix.prepare(docs, true)
+}
+
+// prepare maps docs under a new update token, and analyses their paired
+// text fields now when analyse (else Bleve's Batch does, on every core).
+func (ix *Index) prepare(docs []*Doc, analyse bool) (*Prepared, error) {
+	docs = boundedAll(docs)
+	p := &Prepared{docs: docs, tok: ix.ops.Add(1), b: ix.bleve.NewBatch(), mapped: make([]*document.Document, len(docs))}
+	for i, d := range docs {
+		var err error
+		if p.mapped[i], err = ix.index(p.b, d, p.tok); err != nil {
+			return nil, err
+		}
+		if analyse {
+			analysePaired(p.mapped[i])
+		}
+	}
+	return p, nil
+}
+
+// ApplyPrepared indexes a prepared batch, as Apply would its documents.
+func (ix *Index) ApplyPrepared(p *Prepared) error {
+	if len(p.docs) == 0 {
+		return nil
+	}
+	return ix.applyPrepared(p, nil)
+}
+
+// applyPrepared indexes p and removes deletes in one Bleve batch.
+func (ix *Index) applyPrepared(p *Prepared, deletes []string) error {
 	if !ix.enter() {
 		return ErrClosed
 	}
 	defer ix.gate.RUnlock()
-	docs = boundedAll(docs)
-	tok := ix.ops.Add(1)
-	b := ix.bleve.NewBatch()
-	mapped := make([]*document.Document, len(docs))
-	for i, d := range docs {
-		var err error
-		if mapped[i], err = ix.index(b, d, tok); err != nil {
-			return err
-		}
-	}
-	for _, p := range deletes {
-		b.Delete(p)
+	for _, path := range deletes {
+		p.b.Delete(path)
 	}
 	ix.batchMu.Lock()
 	defer ix.batchMu.Unlock()
 	seq := ix.seq + 1
-	b.SetInternal([]byte(seqKey), []byte(strconv.FormatUint(seq, 10)))
-	if err := ix.bleve.Batch(b); err != nil {
+	p.b.SetInternal([]byte(seqKey), []byte(strconv.FormatUint(seq, 10)))
+	if err := ix.bleve.Batch(p.b); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	ix.record(seq, tok, docs, lengthsOfAll(mapped), deletes)
+	ix.record(seq, p.tok, p.docs, lengthsOfAll(p.mapped), deletes)
 	return nil
 }
 

@@ -204,6 +204,16 @@ func eachToken(tok analysis.Tokenizer, input []byte, fn func(term []byte, typ an
 	}
 }
 
+// analysePaired analyses doc's paired text fields now, on this goroutine:
+// Bleve's own pass then finds them done.
+func analysePaired(doc *document.Document) {
+	for _, f := range doc.Fields {
+		if w, ok := f.(*wordField); ok {
+			w.Analyze()
+		}
+	}
+}
+
 // wordField is a TextField whose analysis is its shared text's, in its
 // language.
 type wordField struct {

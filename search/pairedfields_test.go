@@ -218,30 +218,65 @@ func TestAppliedBatchesIndexAsBleves(t *testing.T) {
 	if err := ref.Batch(batch); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	for i := 0; i < len(docs); i += 7 {
-		if err := ix.Apply(docs[i:min(i+7, len(docs))], nil); err != nil {
-			t.Fatal(err)
-		}
-	}
 	var fields []string
 	for _, base := range textFields {
 		for _, l := range langs {
 			fields = append(fields, base+"_"+l)
 		}
 	}
+	want := postingsOf(t, ref, fields, true)
+	if !strings.Contains(want, " body_en:") || !strings.Contains(want, " aliases_fr:") {
+		t.Fatal("Bleve's index holds no body or alias term")
+	}
+	t.Run("batches", func(t *testing.T) {
+		ix, err := Open(t.TempDir(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		for i := 0; i < len(docs); i += 7 {
+			if err := ix.Apply(docs[i:min(i+7, len(docs))], nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		samePostings(t, want, postingsOf(t, ix.bleve, fields, true))
+	})
+	// As a build applies them: each step prepared (mapped and analysed)
+	// while the one before is not yet applied.
+	t.Run("prepared steps", func(t *testing.T) {
+		ix, err := Open(t.TempDir(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		var prev *Prepared
+		for i := 0; i < len(docs); i += 7 {
+			st, err := ix.Prepare(docs[i:min(i+7, len(docs))])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prev != nil {
+				if err := ix.ApplyPrepared(prev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			prev = st
+		}
+		if err := ix.ApplyPrepared(prev); err != nil {
+			t.Fatal(err)
+		}
+		samePostings(t, want, postingsOf(t, ix.bleve, fields, true))
+	})
+}
+
+// samePostings fails t where got, postingsOf an index, differs from want,
+// Bleve's own.
+func samePostings(t *testing.T, want, got string) {
+	t.Helper()
 	for i := range sharedCounts {
 		if f := &sharedCounts[i]; f.Frequency() != i+1 || f.Term != nil || f.Locations != nil {
 			t.Fatalf("the shared frequency object of count %d was changed: %+v", i+1, *f)
 		}
-	}
-	want, got := postingsOf(t, ref, fields, true), postingsOf(t, ix.bleve, fields, true)
-	if !strings.Contains(want, " body_en:") || !strings.Contains(want, " aliases_fr:") {
-		t.Fatal("Bleve's index holds no body or alias term")
 	}
 	if got != want {
 		g, w := strings.Fields(got), strings.Fields(want)

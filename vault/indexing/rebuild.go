@@ -220,11 +220,15 @@ func (k *Keeper) buildInto(nix *search.Index, serving bool, progress func(string
 	if err := next(0); err != nil {
 		return err
 	}
-	st := k.stepsOf(short)
+	st := k.stepsOf(nix, short)
 	defer st.stop()
 	for i := 0; i < len(short); i += Step {
 		FollowBuild(i, len(short))
-		if err := nix.Apply(st.step(i), nil); err != nil {
+		_, step, err := st.step(i)
+		if err != nil {
+			return err
+		}
+		if err := nix.ApplyPrepared(step); err != nil {
 			return err
 		}
 		if err := next(min(Step, len(short)-i)); err != nil {

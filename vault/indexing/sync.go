@@ -207,7 +207,7 @@ func (k *Keeper) apply(ix *search.Index, todo, gone []string) error {
 	if b != nil && b.ix == ix {
 		b.start(todo)
 	}
-	st := k.stepsOf(todo)
+	st := k.stepsOf(ix, todo)
 	defer st.stop()
 	for i := 0; i < len(todo); i += Step {
 		if k.stopping.Load() {
@@ -222,13 +222,16 @@ func (k *Keeper) apply(ix *search.Index, todo, gone []string) error {
 			k.letAnswersGo(b)
 		}
 		FollowBuild(i, len(todo))
-		docs := st.step(i)
+		docs, step, err := st.step(i)
+		if err != nil {
+			return err
+		}
 		for _, d := range docs {
 			for _, q := range d.Sequence {
 				neighbours[q] = true
 			}
 		}
-		if err := ix.Apply(docs, nil); err != nil {
+		if err := ix.ApplyPrepared(step); err != nil {
 			return err
 		}
 	}
