@@ -151,23 +151,20 @@ func (ix *Index) ApplyLarge(d *Doc) error {
 		return ErrClosed
 	}
 	defer ix.gate.RUnlock()
-	d = bounded(d)
-	tok := ix.ops.Add(1)
-	b := ix.bleve.NewBatch()
-	doc, err := ix.index(b, d, tok)
+	p, err := ix.prepare([]*Doc{d}, false)
 	if err != nil {
 		return err
 	}
 	if largeHook != nil {
 		largeHook(d.Path)
 	}
-	if err := ix.bleve.Batch(b); err != nil {
+	if err := ix.bleve.Batch(p.b); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	lens := []fieldLens{lengthsOf(doc)}
+	lens := lengthsOfAll(p.mapped)
 	ix.batchMu.Lock()
 	defer ix.batchMu.Unlock()
-	ix.record(ix.seq+1, tok, []*Doc{d}, lens, nil)
+	ix.record(ix.seq+1, p.tok, p.docs, lens, nil)
 	return nil
 }
 
