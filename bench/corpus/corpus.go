@@ -67,15 +67,22 @@ func Query(rng *rand.Rand, sents []string) string {
 	}
 }
 
-// Generate writes n notes of about words words in 100 folders of project
+// Generate writes n notes of about words words in Folders folders of project
 // `space` under dir and commits them with the git command line.
 func Generate(dir string, n, words int, sents []string, rng *rand.Rand) error {
 	return GenerateHistory(dir, n, words, 1, sents, rng)
 }
 
+// Folders is how many folders of project `space` the generated notes are
+// spread over, note i in folder i mod Folders: 100 unless a benchmark
+// measures another shape (1: every note in one folder, where each
+// commit's tree lists them all and git's walks over history grow with
+// notes times commits).
+var Folders = 100
+
 // NotePath is the vault-relative path of the i-th generated note.
 func NotePath(i int) string {
-	return fmt.Sprintf("space/f%03d/Note %06d.md", i%100, i)
+	return fmt.Sprintf("space/f%03d/Note %06d.md", i%Folders, i)
 }
 
 // GenerateHistory is Generate with the notes spread over commits commits
@@ -95,7 +102,7 @@ func GenerateHistory(dir string, n, words, commits int, sents []string, rng *ran
 		return err
 	}
 	for i := 0; i < n; i++ {
-		if i < 100 {
+		if i < Folders {
 			if err := os.MkdirAll(filepath.Join(dir, "space", fmt.Sprintf("f%03d", i)), 0o755); err != nil {
 				return err
 			}

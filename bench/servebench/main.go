@@ -59,6 +59,7 @@ type config struct {
 	notes   []int
 	history []string // commit counts, or "all" (each note its own commit)
 	words   int
+	folders int // the generated notes' folders (corpus.Folders)
 	writes  int
 	// searches are made once the index is complete, before the writes.
 	searches int
@@ -86,8 +87,8 @@ func main() {
 	must(err)
 	tmp, err := os.MkdirTemp("", "servebench-")
 	must(err)
-	fmt.Printf("%d CPUs, load average %s; notes of ~%d words (bench/corpus); `cairn serve` over stdio, one mcp-go client; %d writes per scenario\n\n",
-		runtime.NumCPU(), measure.LoadAvg(), c.words, c.writes)
+	fmt.Printf("%d CPUs, load average %s; notes of ~%d words in %d folders (bench/corpus); `cairn serve` over stdio, one mcp-go client; %d writes per scenario\n\n",
+		runtime.NumCPU(), measure.LoadAvg(), c.words, c.folders, c.writes)
 	rows, err := run(c, sents, tmp, os.Stderr)
 	printTable(os.Stdout, rows)
 	fmt.Printf("\nload average at the end: %s\n", measure.LoadAvg())
@@ -102,6 +103,7 @@ func parseFlags(args []string) (config, error) {
 	notes := fs.String("notes", "10000", "notes of the generated vaults, a comma list (e.g. 10000,100000)")
 	history := fs.String("history", "1", "commits the notes are spread over, a comma list; all: each note its own commit")
 	fs.IntVar(&c.words, "words", 300, "words per generated note")
+	fs.IntVar(&c.folders, "folders", 100, "folders the generated notes are spread over (1: all in one folder; a kept vault of another count is kept apart)")
 	fs.IntVar(&c.writes, "writes", 1000, "writes per scenario (create_note and edit_note in turn)")
 	fs.IntVar(&c.searches, "searches", 200, "searches per scenario once the index is complete, before the writes (ripgrep timed on every tenth, when on the PATH)")
 	fs.DurationVar(&c.within, "within", 20*time.Minute, "give up a wait (first search, full index) after this long")
@@ -153,6 +155,8 @@ func parseFlags(args []string) (config, error) {
 	switch {
 	case c.words < 1:
 		return c, fmt.Errorf("-words: %d; at least 1", c.words)
+	case c.folders < 1 || c.folders > 1000:
+		return c, fmt.Errorf("-folders: %d; between 1 and 1000", c.folders)
 	case c.writes < 2:
 		return c, fmt.Errorf("-writes: %d; at least 2 (a create and an edit)", c.writes)
 	case c.searches < 0:

@@ -59,6 +59,7 @@ type row struct {
 // run builds cairn into tmp, then measures both scenarios for each size
 // and history depth. It returns the rows measured so far with an error.
 func run(c config, sents []string, tmp string, log io.Writer) ([]row, error) {
+	corpus.Folders = c.folders
 	bin := c.bin
 	if bin == "" {
 		bin = filepath.Join(tmp, "cairn")
@@ -110,6 +111,9 @@ func runVault(c config, bin string, sents []string, tmp string, n, commits int, 
 		defer os.RemoveAll(gen)
 	} else {
 		gen = filepath.Join(c.vaults, fmt.Sprintf("gen-%d-%d-%d", n, commits, c.words))
+		if c.folders != 100 {
+			gen += fmt.Sprintf("-%dfolders", c.folders)
+		}
 	}
 	// A kept vault is reused once complete (its marker written last).
 	done := filepath.Join(gen, ".git", "servebench-generated")
@@ -423,7 +427,7 @@ func writes(p *mcpproc.Proc, k int, scenario string, n int, sents []string) (cre
 				body.WriteString(sents[rng.Intn(len(sents))] + " ")
 			}
 			tool = "create_note"
-			args = map[string]any{"project": "space", "path": fmt.Sprintf("space/f%03d", (i/2)%100), "body": body.String()}
+			args = map[string]any{"project": "space", "path": fmt.Sprintf("space/f%03d", (i/2)%corpus.Folders), "body": body.String()}
 		} else {
 			ref := corpus.NotePath((i / 2 * 7919) % n)
 			var got struct {

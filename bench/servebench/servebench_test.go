@@ -104,6 +104,8 @@ func TestFlags(t *testing.T) {
 		{[]string{"-history", "0"}, "-history"},
 		{[]string{"-notes", "10", "-history", "11"}, "-history"},
 		{[]string{"-words", "0"}, "-words"},
+		{[]string{"-folders", "0"}, "-folders"},
+		{[]string{"-folders", "1001"}, "-folders"},
 		{[]string{"-writes", "1"}, "-writes"},
 		{[]string{"-searches", "-1"}, "-searches"},
 		{[]string{"-within", "0s"}, "-within"},
