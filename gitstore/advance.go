@@ -80,7 +80,7 @@ func (s *Store) AdvanceWith(next func(head string) (string, error)) (string, []s
 	if err := s.land(wl, pc, "cairn sync: advance to "+target.String()); err != nil {
 		return "", nil, err
 	}
-	vm, err := updateVersionMap(s.repo, s.versions, target)
+	vm, err := updateVersionMap(s.repo, s.versions, target, s.trees)
 	if err != nil {
 		// The branch moved; the next refresh retries the map.
 		s.versions.head = plumbing.ZeroHash

@@ -326,7 +326,7 @@ func (s *Store) stageCommit(pc *pendingCommit) error {
 		rootHash = hc.tree
 	}
 	// The trees along the changed paths, read once for both steps.
-	w := newRawWalker(s.repo.Storer)
+	w := newCachedWalker(s.repo.Storer, s.trees)
 	if err := s.stageBlobs(pc, w, rootHash); err != nil {
 		return err
 	}

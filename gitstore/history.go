@@ -227,7 +227,7 @@ func (s *Store) headBlobLocked(head plumbing.Hash, path string) (plumbing.Hash, 
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	e, found, err := newRawWalker(s.repo.Storer).find(c.tree, path)
+	e, found, err := newCachedWalker(s.repo.Storer, s.trees).find(c.tree, path)
 	if err != nil || !found || e.mode == filemode.Dir || e.mode == filemode.Submodule {
 		return plumbing.ZeroHash, err
 	}

@@ -150,11 +150,20 @@ func compareEntries(a, b *rawEntry) int {
 type rawWalker struct {
 	st        storer.EncodedObjectStorer
 	cur, prev map[plumbing.Hash][]rawEntry
-	path      []byte // the path being visited; fn's argument points into it
+	path      []byte     // the path being visited; fn's argument points into it
+	cache     *treeCache // the store's recent trees, read first and kept (nil: none)
 }
 
 func newRawWalker(st storer.EncodedObjectStorer) *rawWalker {
 	return &rawWalker{st: st, cur: map[plumbing.Hash][]rawEntry{}, prev: map[plumbing.Hash][]rawEntry{}}
+}
+
+// newCachedWalker is a walker that reads trees from cache first and
+// keeps there the ones it reads (treecache.go).
+func newCachedWalker(st storer.EncodedObjectStorer, cache *treeCache) *rawWalker {
+	w := newRawWalker(st)
+	w.cache = cache
+	return w
 }
 
 // step starts the next comparison of a walk: the trees read so far become
@@ -175,6 +184,10 @@ func (w *rawWalker) tree(h plumbing.Hash) ([]rawEntry, error) {
 		w.cur[h] = t
 		return t, nil
 	}
+	if t, ok := w.cache.get(h); ok {
+		w.cur[h] = t
+		return t, nil
+	}
 	b, err := readRaw(w.st, plumbing.TreeObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
@@ -183,6 +196,7 @@ func (w *rawWalker) tree(h plumbing.Hash) ([]rawEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
+	w.cache.put(h, t, len(b))
 	w.cur[h] = t
 	return t, nil
 }

@@ -49,6 +49,7 @@ type Store struct {
 	mu       sync.Mutex
 	repo     *git.Repository
 	objects  cache.Object // repo's cache of decoded objects (objectCache)
+	trees    *treeCache   // the trees reads and writes went through last (treecache.go)
 	versions *versionMap
 	build    *versionBuild // the first map, being built (see startBuild)
 	asking   atomic.Int32  // reads and writes asking git for a version meanwhile (AskingGit)
@@ -162,7 +163,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
-	s := &Store{dir: abs, gitDir: filepath.Join(abs, ".git"), opts: opts, repo: repo, objects: objects}
+	s := &Store{dir: abs, gitDir: filepath.Join(abs, ".git"), opts: opts, repo: repo, objects: objects, trees: newTreeCache()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b, err := s.branchRef(); err == nil {
@@ -376,7 +377,7 @@ func (s *Store) refreshLocked() error {
 	// HEAD moved outside this store (git pull, a sync's fetch): the
 	// commits may have come in a pack go-git has not indexed yet.
 	s.reindexPacks()
-	vm, err := updateVersionMap(s.repo, s.versions, head)
+	vm, err := updateVersionMap(s.repo, s.versions, head, s.trees)
 	if err != nil {
 		return err
 	}

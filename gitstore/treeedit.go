@@ -141,7 +141,16 @@ func (s *Store) editTree(w *rawWalker, b *batch, h plumbing.Hash, changes []Chan
 	if len(data) == 0 {
 		return plumbing.ZeroHash, nil
 	}
-	return s.stageObject(b, plumbing.TreeObject, data)
+	nh, err := s.stageObject(b, plumbing.TreeObject, data)
+	if err != nil {
+		return nh, err
+	}
+	// The next reads of HEAD go through this tree: kept parsed from its
+	// own bytes (mergeEdits' entries point into the old tree's).
+	if t, err := parseTree(data); err == nil {
+		w.cache.put(nh, t, len(data))
+	}
+	return nh, nil
 }
 
 // mergeEdits is old (in git's order) with every entry named in edits

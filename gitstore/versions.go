@@ -106,10 +106,13 @@ func (vm *versionMap) clone() *versionMap {
 
 // updateVersionMap brings old (possibly nil) to head: incrementally when
 // old.head is a first-parent ancestor of head, otherwise by a full build.
-func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash) (*versionMap, error) {
+// An incremental step reads the head's trees through trees (nil: none):
+// the step to a commit just made compares the trees that commit read and
+// wrote.
+func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash, trees *treeCache) (*versionMap, error) {
 	if old != nil && !old.head.IsZero() {
 		if ok, err := isFirstParentAncestor(repo.Storer, old.head, head); err == nil && ok {
-			return advanceVersions(repo.Storer, old, head)
+			return advanceVersions(repo.Storer, old, head, trees)
 		}
 	}
 	dir := ""
@@ -126,11 +129,11 @@ func updateVersionMap(repo *git.Repository, old *versionMap, head plumbing.Hash)
 // that changed (or deleted) a path deciding it. Comparing only the two end
 // trees would miss a change undone later (A→B→A), which `git log -1` does
 // not.
-func advanceVersions(st storer.EncodedObjectStorer, old *versionMap, head plumbing.Hash) (*versionMap, error) {
+func advanceVersions(st storer.EncodedObjectStorer, old *versionMap, head plumbing.Hash, trees *treeCache) (*versionMap, error) {
 	vm := old.clone()
 	vm.head = head
 	decided := map[string]bool{}
-	w := newRawWalker(st)
+	w := newCachedWalker(st, trees)
 	for h := head; h != old.head; {
 		c, err := readCommit(st, h)
 		if err != nil {
@@ -161,6 +164,7 @@ func advanceVersions(st storer.EncodedObjectStorer, old *versionMap, head plumbi
 			return nil, err
 		}
 		h = c.parent
+		w.cache = nil // the head's trees only: older ones nothing reads again
 	}
 	return vm, nil
 }
