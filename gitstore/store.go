@@ -224,7 +224,7 @@ func openRepositoryCache(dir string, objects cache.Object) (*git.Repository, err
 		return nil, err
 	}
 	st := filesystem.NewStorageWithOptions(dot, objects, filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
-	return git.Open(st, wt)
+	return git.Open(newRepackAware(st, filepath.Join(dir, git.GitDirName)), wt)
 }
 
 // closeRepository lets go of the pack files repo holds open. It stays

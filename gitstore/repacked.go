@@ -1,0 +1,111 @@
+package gitstore
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// git gc (a person's, or git's own `gc --auto` after their `git commit`,
+// or `git maintenance`) packs the loose objects cairn's writes made and
+// deletes them, and may merge the packs into a new one. go-git lists the
+// packs once, at its first read from a pack, and looks an object up in
+// those packs, then among the loose objects: after a gc, an object that
+// was loose is in neither, and every write failed ("read HEAD commit:
+// object not found") until the server restarted, as did the history of
+// every note written since it started.
+//
+// So an object not found, or a pack file gone, while the pack folder
+// lists other packs than when go-git last read it, makes go-git read the
+// list again and look once more.
+// An object really missing costs a listing of the pack folder.
+
+// repackAware is go-git's storage, reading the packs again after a
+// repack. Like go-git's, it is used under the store's lock.
+type repackAware struct {
+	*filesystem.Storage
+	packDir string
+
+	mu    sync.Mutex
+	packs []string // the pack folder's names when go-git last read it
+}
+
+func newRepackAware(st *filesystem.Storage, gitDir string) *repackAware {
+	r := &repackAware{Storage: st, packDir: filepath.Join(gitDir, "objects", "pack")}
+	r.packs = r.list()
+	return r
+}
+
+// list is the pack folder's names, sorted (nil when it cannot be read).
+func (r *repackAware) list() []string {
+	entries, err := os.ReadDir(r.packDir)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	return names
+}
+
+// repacked says whether err may come from packs go-git no longer sees as
+// they are, and if so, after the pack folder changed, has go-git read
+// them again.
+func (r *repackAware) repacked(err error) bool {
+	if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	now := r.list()
+	r.mu.Lock()
+	changed := !slices.Equal(now, r.packs)
+	r.packs = now
+	r.mu.Unlock()
+	if !changed {
+		return false
+	}
+	// The packs held open stay so (maxOpenPacks): an object already handed
+	// out may still read from one git removed.
+	r.Storage.Reindex()
+	return true
+}
+
+// Reindex is go-git's, the pack folder's names noted (a fetch's new pack).
+func (r *repackAware) Reindex() {
+	now := r.list()
+	r.mu.Lock()
+	r.packs = now
+	r.mu.Unlock()
+	r.Storage.Reindex()
+}
+
+func (r *repackAware) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := r.Storage.EncodedObject(t, h)
+	if err != nil && r.repacked(err) {
+		return r.Storage.EncodedObject(t, h)
+	}
+	return o, err
+}
+
+func (r *repackAware) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	n, err := r.Storage.EncodedObjectSize(h)
+	if err != nil && r.repacked(err) {
+		return r.Storage.EncodedObjectSize(h)
+	}
+	return n, err
+}
+
+func (r *repackAware) HasEncodedObject(h plumbing.Hash) error {
+	err := r.Storage.HasEncodedObject(h)
+	if err != nil && r.repacked(err) {
+		return r.Storage.HasEncodedObject(h)
+	}
+	return err
+}
