@@ -164,6 +164,11 @@ func TestAgentWritesDuringAPersonsGitOperations(t *testing.T) {
 		persist(t, dir, "commit", "-qm", pick)
 		persist(t, dir, "checkout", "-q", "main")
 		persist(t, dir, "cherry-pick", pick)
+		pause()
+
+		// The person packs the repository: the agent's loose objects
+		// go into a pack and are deleted (gitstore/repacked.go).
+		persist(t, dir, "gc", "-q")
 	}
 	close(stop)
 	done.Wait()
@@ -199,6 +204,6 @@ func TestAgentWritesDuringAPersonsGitOperations(t *testing.T) {
 			t.Errorf("agent writes landed on %s:\n%s", branch, agents)
 		}
 	}
-	t.Logf("%d writes acknowledged, %d answered busy, %d lost, %d rounds of pull --rebase, checkout, merge, cherry-pick; %d commands of the person's run again, %d of them undone first", len(a.acked), a.busy, lost, rounds, retries.Load(), halfMade.Load())
+	t.Logf("%d writes acknowledged, %d answered busy, %d lost, %d rounds of pull --rebase, checkout, merge, cherry-pick, gc; %d commands of the person's run again, %d of them undone first", len(a.acked), a.busy, lost, rounds, retries.Load(), halfMade.Load())
 	cleanAndSound(t, dir)
 }
