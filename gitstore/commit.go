@@ -116,12 +116,17 @@ func FormatMessage(msg string, trailers []Trailer) string {
 // and swap against the head the tree was built on); then the index. A
 // commit interrupted by a crash is finished or dropped by the next process
 // that takes the write lock (recover.go), by what reached the work tree.
-func (s *Store) Commit(req CommitRequest) (string, error) {
+func (s *Store) Commit(req CommitRequest) (hash string, err error) {
 	if err := checkChanges(req.Changes); err != nil {
 		return "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		if err == nil {
+			s.noteCommit()
+		}
+	}()
 	if s.askChangesLocked(req.Changes) { // before the write lock: it may let go of s.mu
 		if hash, done, err := s.commitDuringBuild(req); done {
 			return hash, err

@@ -3,11 +3,14 @@ package gitstore
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -40,7 +43,7 @@ func (b *batch) stage(dir, pattern, final string, data []byte, perm os.FileMode)
 	if b.seen[final] {
 		return nil
 	}
-	f, err := os.CreateTemp(dir, pattern)
+	f, err := createIn(dir, pattern)
 	if err != nil {
 		return err
 	}
@@ -72,6 +75,22 @@ func (b *batch) stage(dir, pattern, final string, data []byte, perm os.FileMode)
 	}
 	b.files = append(b.files, pf)
 	return nil
+}
+
+// createIn is os.CreateTemp in dir, making dir again when it is gone: git
+// gc (prune) removes the empty folders of .git/objects, and may do so
+// between the caller's MkdirAll and the file's creation; git's own
+// object writes make the folder again too (odb_mkstemp).
+func createIn(dir, pattern string) (*os.File, error) {
+	for try := 0; ; try++ {
+		f, err := os.CreateTemp(dir, pattern)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || try == 3 {
+			return f, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // maxOpenStaged bounds the files a batch keeps open for its final,
@@ -159,7 +178,11 @@ func (s *Store) stageObject(b *batch, t plumbing.ObjectType, data []byte) (plumb
 	hex := h.String()
 	dir := filepath.Join(s.gitDir, "objects", hex[:2])
 	final := filepath.Join(dir, hex[2:])
-	if _, err := os.Lstat(final); err == nil {
+	// An object already there is freshened, as git does: git gc prunes
+	// unreachable loose objects by their age, and one an old aborted write
+	// left could otherwise go while the commit that now needs it lands.
+	// Gone meanwhile (packed, or pruned), it is written again.
+	if now := time.Now(); os.Chtimes(final, now, now) == nil {
 		return h, nil
 	}
 	var buf bytes.Buffer

@@ -53,7 +53,11 @@ type Store struct {
 	versions *versionMap
 	build    *versionBuild // the first map, being built (see startBuild)
 	asking   atomic.Int32  // reads and writes asking git for a version meanwhile (AskingGit)
-	dirty    bool          // versions changed since last persisted
+	// commits counts the commits this store made, gcRunning says a `git
+	// gc --auto` it started runs (autogc.go).
+	commits   atomic.Int64
+	gcRunning atomic.Bool
+	dirty     bool // versions changed since last persisted
 	// indexWarning is set when a commit landed but the index could not be
 	// updated; IndexWarning hands it out once.
 	indexWarning string
