@@ -10,9 +10,9 @@ import (
 // 100,000 notes in folders of 1,000 (the folder's new tree most of it),
 // where git packs a commit in about 1 KB. git itself runs `git gc --auto`
 // after a person's commit and packs them once they pass its threshold
-// (gc.auto, 6,700 loose objects); cairn's writes never did: 1,000 writes
-// left about 17 MB in some 4,300 files of .git/objects, a year of them
-// gigabytes. So every gcEvery commits a store has git run
+// (gc.auto, 6,700 loose objects); cairn's writes never did: 34 writes on
+// a served 100,000-note clone left 146 files, 584 KB, in .git/objects, so
+// 1,000 writes about 17 MB in 4,300 files, a year of them gigabytes. So every gcEvery commits a store has git run
 // `git gc --auto`, as git would after as many commits of a person's: it
 // does nothing under the threshold, packs the loose objects over it, and
 // honours the person's settings (gc.auto 0 turns it off; gc.autoDetach
