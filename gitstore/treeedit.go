@@ -137,20 +137,25 @@ func (s *Store) editTree(w *rawWalker, b *batch, h plumbing.Hash, changes []Chan
 			edits[name] = &rawEntry{name: []byte(name), mode: filemode.Dir, hash: nh}
 		}
 	}
-	data := encodeTree(mergeEdits(old, edits))
+	return s.stageTree(w, b, encodeTree(mergeEdits(old, edits)))
+}
+
+// stageTree stages a tree object of content data (ZeroHash for an empty
+// one) and keeps it in w's cache: the next reads of HEAD go through it.
+// It is parsed from its own bytes, as mergeEdits' entries point into the
+// old tree's.
+func (s *Store) stageTree(w *rawWalker, b *batch, data []byte) (plumbing.Hash, error) {
 	if len(data) == 0 {
 		return plumbing.ZeroHash, nil
 	}
-	nh, err := s.stageObject(b, plumbing.TreeObject, data)
+	h, err := s.stageObject(b, plumbing.TreeObject, data)
 	if err != nil {
-		return nh, err
+		return h, err
 	}
-	// The next reads of HEAD go through this tree: kept parsed from its
-	// own bytes (mergeEdits' entries point into the old tree's).
 	if t, err := parseTree(data); err == nil {
-		w.cache.put(nh, t, len(data))
+		w.cache.put(h, t, len(data))
 	}
-	return nh, nil
+	return h, nil
 }
 
 // mergeEdits is old (in git's order) with every entry named in edits
