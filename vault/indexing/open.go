@@ -96,44 +96,9 @@ func (k *Keeper) openIndex(done, begun, known chan struct{}) {
 	// Taken whatever follows: the vault holds them until then.
 	opened := k.notes.OpenTexts()
 	if err == nil {
-		b := &firstBuild{ix: ix, started: announce, texts: newScanTexts(opened, k.statNote), began: time.Now()}
-		if ix.Rebuilt() != "" { // built from nothing (leangc.go)
-			restore = LeanGC()
-			b.early = k.everyNote(b)
-		}
-		if TestHooks.Publishing != nil {
-			TestHooks.Publishing()
-		}
-		// Published: from here a sync the vault asks for (Soon) may start
-		// the build and clear b.early, under b.mu (listing); before, it
-		// does nothing (Sync: the full one below does its work).
-		k.build.Store(b)
-		tell()
-		if TestHooks.Listing != nil {
-			TestHooks.Listing()
-		}
-		if k.listing(b) != nil {
-			// Listing the notes to index takes a build from nothing
-			// 0.3 s at 100,000 notes: the search made at once goes first.
-			k.letAnswersGo(b)
-		}
-		err = k.Sync(true)
-		k.build.Store(nil)
-		// A build from nothing let Bleve's persister nap between its
-		// writes (search/buildnap.go); a write's batch now goes to the
-		// disk at once.
-		ix.BuildDone()
-		if err == nil {
-			ix.QueueMissingVectors()
-		}
+		restore, err = k.bringUpToDate(ix, opened, announce, tell)
 	}
-	s := k
-	s.openMu.Lock()
-	s.notice, s.err = notice, err
-	s.ready.Store(err == nil)
-	s.opening, s.begun, s.known = nil, nil, nil
-	close(done)
-	s.openMu.Unlock()
+	k.endOpen(notice, err, done)
 	if err == nil && (ix.Rebuilt() != "" || ix.Reconciled() > 0) {
 		// Save the manifest of what was just built now rather than at the
 		// next periodic save: a process killed before it would leave no
@@ -158,12 +123,64 @@ func (k *Keeper) openIndex(done, begun, known chan struct{}) {
 	// closing: Close waits for the open's end, and that collection (75–80
 	// ms of marking at 100,000 notes, then the pages given back) would
 	// only delay a shutdown.
-	if !s.stopping.Load() {
+	if !k.stopping.Load() {
 		debug.FreeOSMemory()
 	}
 	if TestHooks.Opened != nil {
 		TestHooks.Opened()
 	}
+}
+
+// bringUpToDate is the open's build: it publishes the build (announce once
+// it knows what it indexes, tell once it is known), syncs the index ix
+// with every note (opened: the texts the vault read as it opened), and
+// queues the missing vectors. restore ends a build from nothing's
+// collector setting, for the caller to call once what the build left is
+// returned.
+func (k *Keeper) bringUpToDate(ix *search.Index, opened map[string]OpenText, announce, tell func()) (restore func(), err error) {
+	restore = func() {}
+	b := &firstBuild{ix: ix, started: announce, texts: newScanTexts(opened, k.statNote), began: time.Now()}
+	if ix.Rebuilt() != "" { // built from nothing (leangc.go)
+		restore = LeanGC()
+		b.early = k.everyNote(b)
+	}
+	if TestHooks.Publishing != nil {
+		TestHooks.Publishing()
+	}
+	// Published: from here a sync the vault asks for (Soon) may start
+	// the build and clear b.early, under b.mu (listing); before, it
+	// does nothing (Sync: the full one below does its work).
+	k.build.Store(b)
+	tell()
+	if TestHooks.Listing != nil {
+		TestHooks.Listing()
+	}
+	if k.listing(b) != nil {
+		// Listing the notes to index takes a build from nothing
+		// 0.3 s at 100,000 notes: the search made at once goes first.
+		k.letAnswersGo(b)
+	}
+	err = k.Sync(true)
+	k.build.Store(nil)
+	// A build from nothing let Bleve's persister nap between its
+	// writes (search/buildnap.go); a write's batch now goes to the
+	// disk at once.
+	ix.BuildDone()
+	if err == nil {
+		ix.QueueMissingVectors()
+	}
+	return restore, err
+}
+
+// endOpen records the open's outcome and lets the searches waiting for
+// it go (done).
+func (k *Keeper) endOpen(notice string, err error, done chan struct{}) {
+	k.openMu.Lock()
+	defer k.openMu.Unlock()
+	k.notice, k.err = notice, err
+	k.ready.Store(err == nil)
+	k.opening, k.begun, k.known = nil, nil, nil
+	close(done)
 }
 
 // OpenEarly starts the index's open now, while the vault loads its
