@@ -99,7 +99,7 @@ func TestWritesThroughTheTreeCacheMakeWhatGitMakes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := runGit(t, dir, "rev-parse", "HEAD:"+p), plumbing.ComputeHash(plumbing.BlobObject, b).String(); got != want {
+		if got, want := runGit(t, dir, "rev-parse", "HEAD:"+p), plumbingBlobHash(b); got != want {
 			t.Errorf("%s: HEAD holds %s, the file is %s", p, got, want)
 		}
 		v, ok, err := s.Version(p)
