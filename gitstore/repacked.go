@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // git gc (a person's, or git's own `gc --auto` after their `git commit`,
@@ -21,7 +22,8 @@ import (
 // object not found") until the server restarted, as did the history of
 // every note written since it started.
 //
-// So an object not found, or a pack file gone, while the pack folder
+// So an object not found, or a pack file gone (go-git's "packfile not
+// found" when git merged the pack it had the object in), while the pack folder
 // lists other packs than when go-git last read it, makes go-git read the
 // list again and look once more.
 // An object really missing costs a listing of the pack folder.
@@ -60,7 +62,11 @@ func (r *repackAware) list() []string {
 // they are, and if so, after the pack folder changed, has go-git read
 // them again.
 func (r *repackAware) repacked(err error) bool {
-	if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) {
+	// A pack go-git indexed is gone: its index is stale whatever the
+	// folder held when cairn last listed it (go-git lists it lazily, so
+	// may have seen a pack made and removed since).
+	gone := errors.Is(err, dotgit.ErrPackfileNotFound)
+	if !gone && !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
 	now := r.list()
@@ -68,7 +74,7 @@ func (r *repackAware) repacked(err error) bool {
 	changed := !slices.Equal(now, r.packs)
 	r.packs = now
 	r.mu.Unlock()
-	if !changed {
+	if !changed && !gone {
 		return false
 	}
 	// The packs held open stay so (maxOpenPacks): an object already handed

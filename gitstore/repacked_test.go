@@ -3,7 +3,9 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,5 +71,52 @@ func TestAGitGCUnderTheStoreBreaksNothing(t *testing.T) {
 	// An object that is nowhere is still not found, after one look.
 	if _, err := s.repo.Storer.EncodedObject(plumbing.AnyObject, plumbing.ComputeHash(plumbing.BlobObject, []byte("nowhere"))); !errors.Is(err, plumbing.ErrObjectNotFound) {
 		t.Errorf("an object that is nowhere: %v", err)
+	}
+}
+
+// A gc that merges the packs removes one go-git indexed and had not
+// opened yet: go-git then says "packfile not found" (the failure CI met
+// beside a running gc), and the store reads the packs again, even when its
+// own listing of the folder is already the new one (go-git lists lazily,
+// so it may index a pack made and removed after cairn listed).
+func TestAPackMergedAwayIsReadAgain(t *testing.T) {
+	for _, listedAfter := range []bool{false, true} {
+		t.Run(fmt.Sprint("listed after the gc: ", listedAfter), func(t *testing.T) {
+			s, dir := newStore(t)
+			commit(t, s, "ignore", Change{Path: ".gitignore", Content: []byte(".cairn/\n")})
+			for i := range 10 {
+				commit(t, s, "old", Change{Path: fmt.Sprintf("notes/n%02d.md", i), Content: []byte(fmt.Sprint("note ", i, "\n"))})
+			}
+			st := s.repo.Storer.(*repackAware)
+			runGit(t, dir, "gc", "-q")
+			st.Reindex()
+			first := plumbing.ComputeHash(plumbing.BlobObject, []byte("note 1\n"))
+			if err := st.HasEncodedObject(first); err != nil {
+				t.Fatalf("a blob of the first pack: %v", err) // go-git has indexed the pack, not opened it
+			}
+			packsBefore := st.list()
+			// A person's commit (a write of the store's would open the pack),
+			// then their gc: one new pack of everything, the old one removed.
+			if err := os.WriteFile(filepath.Join(dir, "m.md"), []byte("note m\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			runGit(t, dir, "add", "m.md")
+			runGit(t, dir, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-q", "-m", "m")
+			runGit(t, dir, "gc", "-q")
+			if slices.Equal(st.list(), packsBefore) {
+				t.Fatalf("git gc left the pack folder as it was: %v", packsBefore)
+			}
+			if listedAfter {
+				st.mu.Lock()
+				st.packs = st.list()
+				st.mu.Unlock()
+			}
+			for i := range 10 {
+				h := plumbing.ComputeHash(plumbing.BlobObject, []byte(fmt.Sprint("note ", i, "\n")))
+				if _, err := st.EncodedObject(plumbing.BlobObject, h); err != nil {
+					t.Fatalf("blob of note %d after the packs merged: %v", i, err)
+				}
+			}
+		})
 	}
 }
