@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
@@ -22,11 +24,14 @@ import (
 // object not found") until the server restarted, as did the history of
 // every note written since it started.
 //
-// So an object not found, or a pack file gone (go-git's "packfile not
-// found" when git merged the pack it had the object in), while the pack folder
-// lists other packs than when go-git last read it, makes go-git read the
-// list again and look once more.
-// An object really missing costs a listing of the pack folder.
+// So go-git reads the list again and looks once more when an object is
+// not found while the pack folder lists other packs than when go-git
+// last read it; when a pack it indexed is gone ("packfile not found":
+// git merged it away), whatever the folder held when cairn last listed
+// it; and when an object over 16 KiB, which go-git finds in a pack it
+// holds open but reads by the pack's name, cannot be read because that
+// file is gone (packedObject). An object really missing costs a listing
+// of the pack folder.
 
 // repackAware is go-git's storage, reading the packs again after a
 // repack. Like go-git's, it is used under the store's lock.
@@ -95,9 +100,38 @@ func (r *repackAware) Reindex() {
 func (r *repackAware) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	o, err := r.Storage.EncodedObject(t, h)
 	if err != nil && r.repacked(err) {
-		return r.Storage.EncodedObject(t, h)
+		o, err = r.Storage.EncodedObject(t, h)
+	}
+	if _, big := o.(*packfile.FSObject); big && err == nil {
+		o = packedObject{o, r}
 	}
 	return o, err
+}
+
+// packedObject is an object over 16 KiB go-git found in a pack (a large
+// note, a folder tree of some 400 notes or more): go-git hands it out
+// unread, naming its pack file, and opens that file again by name when
+// it is read. A gc since the packs were last listed may have removed
+// that file while go-git holds it open, so that the object is found but
+// cannot be read ("open .../pack-….pack: no such file or directory"), and
+// would not be until some other object was not found. Its read, failing
+// so, has go-git read the packs again and look once more.
+type packedObject struct {
+	plumbing.EncodedObject
+	r *repackAware
+}
+
+func (o packedObject) Reader() (io.ReadCloser, error) {
+	rc, err := o.EncodedObject.Reader()
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return rc, err
+	}
+	o.r.Reindex()
+	again, err := o.r.Storage.EncodedObject(o.Type(), o.Hash())
+	if err != nil {
+		return nil, err
+	}
+	return again.Reader()
 }
 
 func (r *repackAware) EncodedObjectSize(h plumbing.Hash) (int64, error) {

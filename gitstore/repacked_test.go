@@ -120,3 +120,46 @@ func TestAPackMergedAwayIsReadAgain(t *testing.T) {
 		})
 	}
 }
+
+// An object over 16 KiB (a large note, a big folder's tree) go-git finds
+// in a pack it holds open but reads by the pack's name: after a gc
+// removed that pack, the object is found and its read failed ("open
+// .../pack-….pack: no such file or directory"), an old version of a large
+// note could not be read until something else was not found. Now the
+// read has go-git read the packs again.
+func TestALargeObjectOfARemovedPackIsRead(t *testing.T) {
+	s0, dir := newStore(t)
+	large := func(i int) []byte { // 60 KB that git cannot delta against each other
+		var b strings.Builder
+		x := uint64(i*7919 + 1)
+		for b.Len() < 60000 {
+			x = x*6364136223846793005 + 1442695040888963407
+			fmt.Fprintf(&b, "%x\n", x)
+		}
+		return []byte(b.String())
+	}
+	first := commit(t, s0, "large", Change{Path: ".gitignore", Content: []byte(".cairn/\n")},
+		Change{Path: "n1.md", Content: large(1)}, Change{Path: "n2.md", Content: large(2)})
+	s0.Close()
+	runGit(t, dir, "gc", "-q")
+	s, err := Open(dir, Options{CacheFile: filepath.Join(dir, ".cairn/cache/versions.json"), LockFile: filepath.Join(dir, ".cairn/cache/write.lock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if b, err := s.ReadAt(first, "n1.md"); err != nil || string(b) != string(large(1)) {
+		t.Fatalf("n1 before the gc: %v", err) // go-git holds the pack open
+	}
+	commit(t, s, "small", Change{Path: "n3.md", Content: []byte("small\n")})
+	st := s.repo.Storer.(*repackAware)
+	before := st.list()
+	runGit(t, dir, "gc", "-q") // one new pack; the one go-git holds removed
+	if after := st.list(); slices.ContainsFunc(after, func(n string) bool { return slices.Contains(before, n) }) {
+		t.Fatalf("the gc kept a pack: %v, then %v", before, after)
+	}
+	for range 2 {
+		if b, err := s.ReadAt(first, "n2.md"); err != nil || string(b) != string(large(2)) {
+			t.Fatalf("an old version of a large note after the gc: %v", err)
+		}
+	}
+}
