@@ -83,7 +83,8 @@ func (r *repackAware) repacked(err error) bool {
 		return false
 	}
 	// The packs held open stay so (maxOpenPacks): an object already handed
-	// out may still read from one git removed.
+	// out and read through one git removed still reads (one read by the
+	// pack's name is packedObject's case).
 	r.Storage.Reindex()
 	return true
 }
