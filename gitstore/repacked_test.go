@@ -82,19 +82,7 @@ func TestAGitGCUnderTheStoreBreaksNothing(t *testing.T) {
 func TestAPackMergedAwayIsReadAgain(t *testing.T) {
 	for _, listedAfter := range []bool{false, true} {
 		t.Run(fmt.Sprint("listed after the gc: ", listedAfter), func(t *testing.T) {
-			s, dir := newStore(t)
-			commit(t, s, "ignore", Change{Path: ".gitignore", Content: []byte(".cairn/\n")})
-			for i := range 10 {
-				commit(t, s, "old", Change{Path: fmt.Sprintf("notes/n%02d.md", i), Content: []byte(fmt.Sprint("note ", i, "\n"))})
-			}
-			st := s.repo.Storer.(*repackAware)
-			runGit(t, dir, "gc", "-q")
-			st.Reindex()
-			first := plumbing.ComputeHash(plumbing.BlobObject, []byte("note 1\n"))
-			if err := st.HasEncodedObject(first); err != nil {
-				t.Fatalf("a blob of the first pack: %v", err) // go-git has indexed the pack, not opened it
-			}
-			personCommitsAndGCs(t, st, dir, "m")
+			st, _, _ := aPackIndexedThenMergedAway(t)
 			if listedAfter {
 				st.mu.Lock()
 				st.packs = st.list()
@@ -108,6 +96,27 @@ func TestAPackMergedAwayIsReadAgain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// aPackIndexedThenMergedAway is a store of ten notes packed by a gc,
+// whose pack go-git has indexed but not opened, then merged away by a
+// person's commit and gc; first is a blob of note 1.
+func aPackIndexedThenMergedAway(t *testing.T) (st *repackAware, dir string, first plumbing.Hash) {
+	t.Helper()
+	s, dir := newStore(t)
+	commit(t, s, "ignore", Change{Path: ".gitignore", Content: []byte(".cairn/\n")})
+	for i := range 10 {
+		commit(t, s, "old", Change{Path: fmt.Sprintf("notes/n%02d.md", i), Content: []byte(fmt.Sprint("note ", i, "\n"))})
+	}
+	st = s.repo.Storer.(*repackAware)
+	runGit(t, dir, "gc", "-q")
+	st.Reindex()
+	first = plumbing.ComputeHash(plumbing.BlobObject, []byte("note 1\n"))
+	if err := st.HasEncodedObject(first); err != nil {
+		t.Fatalf("a blob of the first pack: %v", err) // go-git has indexed the pack, not opened it
+	}
+	personCommitsAndGCs(t, st, dir, "m")
+	return st, dir, first
 }
 
 // personCommitsAndGCs is a person's commit (a write of the store's would
@@ -132,19 +141,7 @@ func personCommitsAndGCs(t *testing.T, st *repackAware, dir, name string) {
 // the read has go-git read them once more (the CI failure that one
 // reread left: "read tree …: packfile not found" beside a loop of gc).
 func TestAPackMergedAwayTwiceIsReadAgain(t *testing.T) {
-	s, dir := newStore(t)
-	commit(t, s, "ignore", Change{Path: ".gitignore", Content: []byte(".cairn/\n")})
-	for i := range 10 {
-		commit(t, s, "old", Change{Path: fmt.Sprintf("notes/n%02d.md", i), Content: []byte(fmt.Sprint("note ", i, "\n"))})
-	}
-	st := s.repo.Storer.(*repackAware)
-	runGit(t, dir, "gc", "-q")
-	st.Reindex()
-	first := plumbing.ComputeHash(plumbing.BlobObject, []byte("note 1\n"))
-	if err := st.HasEncodedObject(first); err != nil {
-		t.Fatalf("a blob of the first pack: %v", err)
-	}
-	personCommitsAndGCs(t, st, dir, "m")
+	st, dir, first := aPackIndexedThenMergedAway(t)
 	rereads := 0
 	st.afterReread = func() {
 		rereads++
