@@ -124,11 +124,17 @@ func (r *repackAware) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plu
 // find is go-git's EncodedObject, the packs read again while the error
 // says they changed.
 func (r *repackAware) find(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	o, err := r.Storage.EncodedObject(t, h)
+	return reread(r, func() (plumbing.EncodedObject, error) { return r.Storage.EncodedObject(t, h) })
+}
+
+// reread is get's answer, get asked again after go-git read the packs
+// again, while its error says they changed (at most maxRereads times).
+func reread[T any](r *repackAware, get func() (T, error)) (T, error) {
+	v, err := get()
 	for i := 0; err != nil && i < maxRereads && r.repacked(err); i++ {
-		o, err = r.Storage.EncodedObject(t, h)
+		v, err = get()
 	}
-	return o, err
+	return v, err
 }
 
 // packedObject is an object over 16 KiB go-git found in a pack (a large
@@ -158,17 +164,10 @@ func (o packedObject) Reader() (io.ReadCloser, error) {
 }
 
 func (r *repackAware) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	n, err := r.Storage.EncodedObjectSize(h)
-	for i := 0; err != nil && i < maxRereads && r.repacked(err); i++ {
-		n, err = r.Storage.EncodedObjectSize(h)
-	}
-	return n, err
+	return reread(r, func() (int64, error) { return r.Storage.EncodedObjectSize(h) })
 }
 
 func (r *repackAware) HasEncodedObject(h plumbing.Hash) error {
-	err := r.Storage.HasEncodedObject(h)
-	for i := 0; err != nil && i < maxRereads && r.repacked(err); i++ {
-		err = r.Storage.HasEncodedObject(h)
-	}
+	_, err := reread(r, func() (struct{}, error) { return struct{}{}, r.Storage.HasEncodedObject(h) })
 	return err
 }
